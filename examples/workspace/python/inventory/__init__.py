@@ -1,0 +1,3 @@
+from .stock import Item, Stock
+
+__all__ = ["Item", "Stock"]

@@ -1,0 +1,119 @@
+/**
+ * An interactive console for a person: link a client on a surface and call any tool by hand. Arguments are JSON
+ * (`read {"path":"a.txt"}`) or key=value pairs (`read path=a.txt offset=3`); `key=<<` reads a multi-line value
+ * up to a line with a single ".". Questions and permission cards appear on the same terminal.
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { LineReader } from "../questions/lines.js";
+import { TerminalQuestionPort } from "../questions/terminal.js";
+import { createRun } from "../run.js";
+import { isSurface, SURFACES, type Surface } from "../surfaces.js";
+import { renderResult } from "./render.js";
+
+const HELP = `commands:
+  tools                      list the tools this surface sees
+  schema <tool>              show a tool's description and input schema
+  <tool> {json}              call a tool with JSON arguments
+  <tool> key=value ...       call with key=value pairs (values parsed as JSON when they are, else text);
+                             key=<< reads a multi-line value until a line with a single "."
+  surface <full|plan|readonly>  relink on another surface
+  help, exit`;
+
+export async function runConsole(options: { workdir: string; surface: Surface }): Promise<void> {
+  const lines = new LineReader(process.stdin, process.stdout);
+  const port = new TerminalQuestionPort({ lines, output: process.stdout });
+  const run = await createRun({
+    workdir: options.workdir,
+    conversationId: "console",
+    questions: { port, space: "console" },
+  });
+  let surface = options.surface;
+  let client: Client = await run.link({ surface });
+  console.log(
+    `runbound console — workdir ${run.workdir}, surface ${surface}, approvals: ${run.approvals.mode}. Type help.`,
+  );
+  try {
+    for (;;) {
+      let line: string;
+      try {
+        line = (await lines.read(`${surface}> `)).trim();
+      } catch {
+        break;
+      }
+      if (!line || line.startsWith("#")) continue;
+      const [command = "", ...rest] = line.split(/\s+/);
+      const tail = line.slice(command.length).trim();
+      if (command === "exit" || command === "quit") break;
+      if (command === "help") {
+        console.log(HELP);
+      } else if (command === "tools") {
+        const { tools } = await client.listTools();
+        for (const t of tools) console.log(`  ${t.name.padEnd(12)} ${t.title ?? ""}`);
+      } else if (command === "schema") {
+        const { tools } = await client.listTools();
+        const tool = tools.find((t) => t.name === rest[0]);
+        if (!tool) console.log(`no tool "${rest[0] ?? ""}" on this surface; type tools`);
+        else console.log(`${tool.description}\n${JSON.stringify(tool.inputSchema, null, 2)}`);
+      } else if (command === "surface") {
+        const next = rest[0];
+        if (!isSurface(next)) {
+          console.log(`unknown surface "${next ?? ""}"; use one of ${SURFACES.join(", ")}`);
+        } else {
+          await client.close();
+          surface = next;
+          client = await run.link({ surface });
+          console.log(`now on ${surface}`);
+        }
+      } else {
+        const args = await parseArguments(tail, () => lines.read("... "));
+        if ("error" in args) {
+          console.log(args.error);
+          continue;
+        }
+        const result = await client.callTool({ name: command, arguments: args.value });
+        console.log(renderResult(result as Parameters<typeof renderResult>[0]));
+      }
+    }
+  } finally {
+    await run.dispose();
+    lines.close();
+  }
+}
+
+/** JSON object, or key=value pairs with `key=<<` heredocs read through `nextLine`. */
+export async function parseArguments(
+  text: string,
+  nextLine: () => Promise<string>,
+): Promise<{ value: Record<string, unknown> } | { error: string }> {
+  if (text === "") return { value: {} };
+  if (text.startsWith("{")) {
+    try {
+      const value: unknown = JSON.parse(text);
+      if (value && typeof value === "object" && !Array.isArray(value))
+        return { value: value as Record<string, unknown> };
+      return { error: "arguments must be a JSON object" };
+    } catch (error) {
+      return { error: `arguments are not valid JSON: ${(error as Error).message}` };
+    }
+  }
+  const value: Record<string, unknown> = {};
+  for (const pair of text.match(/(\S+?=("[^"]*"|\S*))/g) ?? []) {
+    const eq = pair.indexOf("=");
+    const key = pair.slice(0, eq);
+    const raw = pair.slice(eq + 1);
+    if (raw === "<<") {
+      const lines: string[] = [];
+      for (let line = await nextLine(); line !== "."; line = await nextLine()) lines.push(line);
+      value[key] = `${lines.join("\n")}\n`;
+      continue;
+    }
+    try {
+      value[key] = JSON.parse(raw);
+    } catch {
+      value[key] = raw;
+    }
+  }
+  if (Object.keys(value).length === 0)
+    return { error: `cannot read "${text}" as arguments; give JSON or key=value pairs` };
+  return { value };
+}

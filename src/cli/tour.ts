@@ -1,0 +1,220 @@
+/**
+ * The tour `npm start` runs: a copy of examples/workspace, a client linked per surface, and every tool that
+ * exists so far called for real, printed as a transcript. The "person" answering cards here is a script, and the
+ * transcript says so.
+ */
+import { cp, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { renderCard } from "../questions/card.js";
+import { ProgrammaticQuestionPort } from "../questions/programmatic.js";
+import { createRun, type Run } from "../run.js";
+import { SURFACES, type Surface } from "../surfaces.js";
+import { indent, renderCall, renderResult } from "./render.js";
+
+const WORKSPACE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../examples/workspace");
+
+type Answer = { choices?: number[]; text?: string } | "skip";
+
+export async function runTour(out: (line: string) => void = (line) => console.log(line)): Promise<void> {
+  const workdir = await mkdtemp(path.join(tmpdir(), "runbound-tour-"));
+  await cp(WORKSPACE, workdir, { recursive: true });
+  // A scripted person: each card is answered with the next scripted reply, and the card is printed first.
+  const person = new ProgrammaticQuestionPort();
+  const script: Answer[] = [];
+  person.onQuestion((q) => {
+    out(indent(renderCard(q.card), "  │ "));
+    const reply = script.shift() ?? "skip";
+    out(`  │ (scripted person) ${reply === "skip" ? "skips" : `answers ${JSON.stringify(reply)}`}`);
+    if (reply === "skip") q.skip();
+    else q.answer(reply);
+  });
+  const run = await createRun({
+    workdir,
+    conversationId: "tour",
+    questions: { port: person, space: "tour" },
+  });
+  const heading = (text: string) => out(`\n━━ ${text} ━━`);
+  try {
+    out(`runbound tour — a copy of examples/workspace at ${workdir}`);
+    out(`approvals on the full surface: ${run.approvals.mode}`);
+
+    heading("1. What each surface sees (tier decides visibility)");
+    const clients = new Map<Surface, Client>();
+    for (const surface of SURFACES) {
+      const client = await run.link({ surface });
+      clients.set(surface, client);
+      const { tools } = await client.listTools();
+      out(
+        `${surface.padEnd(9)} ${tools.map((t) => `${t.name}${t.annotations?.readOnlyHint ? "" : "*"}`).join(" · ")}`,
+      );
+    }
+    out("(* write or exec tier: listed on full only, and each call there goes through the approval gate)");
+    const full = clients.get("full")!;
+    const plan = clients.get("plan")!;
+    const call = async (
+      client: Client,
+      surface: Surface,
+      name: string,
+      args: Record<string, unknown>,
+      ...answers: Answer[]
+    ) => {
+      script.push(...answers);
+      out(renderCall(surface, name, args));
+      out(
+        renderResult(
+          (await client.callTool({ name, arguments: args })) as Parameters<typeof renderResult>[0],
+        ),
+      );
+    };
+
+    heading("2. read — line numbers, directories, confinement");
+    await call(full, "full", "read", { path: "python/inventory/stock.py", offset: 14, limit: 8 });
+    await call(full, "full", "read", { path: "go" });
+    await call(full, "full", "read", { path: "../../etc/passwd" });
+
+    heading("3. write / edit / apply_patch — each asks the person first (permission card)");
+    await call(
+      full,
+      "full",
+      "write",
+      { path: "notes/todo.md", content: "# Todo\n- count returns\n" },
+      { choices: [1] },
+    );
+    await call(
+      full,
+      "full",
+      "edit",
+      {
+        path: "ts/src/stock.ts",
+        old_string: "if (have < count)",
+        new_string: "if (count <= 0 || have < count)",
+      },
+      { choices: [2] },
+    );
+    out("(the person allowed edit for the rest of the run; the next edit asks nobody)");
+    await call(full, "full", "edit", {
+      path: "notes/todo.md",
+      old_string: "- count returns",
+      new_string: "- count returns\n- audit",
+    });
+    await call(
+      full,
+      "full",
+      "apply_patch",
+      {
+        patch: [
+          "*** Begin Patch",
+          "*** Update File: python/inventory/stock.py",
+          "@@ def remove(self, sku: str, count: int = 1) -> None:",
+          "-        if self.counts.get(sku, 0) < count:",
+          "+        if count <= 0 or self.counts.get(sku, 0) < count:",
+          "*** Add File: python/inventory/report.py",
+          "+def report(stock):",
+          '+    return f"{len(stock.items)} items, {stock.value_cents()} cents"',
+          "*** End Patch",
+        ].join("\n"),
+      },
+      { choices: [1] },
+    );
+    out(
+      "A patch whose second file does not match changes nothing — not even the first file, whose hunk did match:",
+    );
+    await call(
+      full,
+      "full",
+      "apply_patch",
+      {
+        patch: [
+          "*** Begin Patch",
+          "*** Update File: go/stock.go",
+          "-	s.counts[sku] -= count",
+          "+	s.counts[sku] = s.counts[sku] - count",
+          "*** Update File: go/main.go",
+          '-	fmt.Println("total", stock.ValueCents())',
+          '+	fmt.Println("sum", stock.ValueCents())',
+          "*** End Patch",
+        ].join("\n"),
+      },
+      { choices: [1] },
+    );
+    await call(full, "full", "read", { path: "go/stock.go", offset: 28, limit: 2 });
+    out("The person can say no:");
+    await call(
+      full,
+      "full",
+      "write",
+      { path: "ts/src/extra.ts", content: "export {};\n" },
+      { choices: [3], text: "not now" },
+    );
+
+    heading("4. plan surface — write-tier tools are absent, and a crafted call is refused at dispatch");
+    await call(plan, "plan", "write", { path: "notes/plan.md", content: "x" });
+
+    heading("5. ask_user — a numbered card; an answer, a multi-select, a skip");
+    await call(
+      full,
+      "full",
+      "ask_user",
+      {
+        question: "Which currency should prices be shown in?",
+        context: "The report prints cents today. If you skip, I keep cents.",
+        options: [{ label: "EUR" }, { label: "USD", description: "what the shop's invoices use" }],
+      },
+      { choices: [2] },
+    );
+    await call(
+      full,
+      "full",
+      "ask_user",
+      {
+        question: "Which languages should the next report cover?",
+        options: [{ label: "python" }, { label: "go" }, { label: "rust" }],
+        multi_select: true,
+      },
+      { choices: [1, 3] },
+    );
+    await call(
+      full,
+      "full",
+      "ask_user",
+      {
+        question: "Any naming preference for the new module?",
+        context: "If you skip, I name it report.py.",
+        allow_free_text: true,
+      },
+      "skip",
+    );
+    out("With nobody at the question port, ask_user fails at once — it never makes up an answer:");
+    person.setConnected(false);
+    await call(full, "full", "ask_user", { question: "Still there?", allow_free_text: true });
+    person.setConnected(undefined);
+
+    heading("6. A run with no approver and no question port fails closed");
+    await tourFailClosed(workdir, out);
+  } finally {
+    await run.dispose();
+    await rm(workdir, { recursive: true, force: true });
+  }
+  out(
+    `\nDone: the run was disposed and its copy of the workspace removed. Try it by hand: npx runbound console --workdir <dir>`,
+  );
+}
+
+async function tourFailClosed(workdir: string, out: (line: string) => void): Promise<void> {
+  const bare: Run = await createRun({ workdir, conversationId: "tour-bare" });
+  try {
+    const client = await bare.link({ surface: "full" });
+    const args = { path: "notes/unapproved.md", content: "x" };
+    out(renderCall("full", "write", args));
+    out(
+      renderResult(
+        (await client.callTool({ name: "write", arguments: args })) as Parameters<typeof renderResult>[0],
+      ),
+    );
+  } finally {
+    await bare.dispose();
+  }
+}

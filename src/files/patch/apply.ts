@@ -1,0 +1,279 @@
+/**
+ * Applies a parsed patch all or nothing: every hunk of every file is matched in memory first; then every new
+ * content is staged in a temporary file; only then are the temporaries renamed into place. A failure while
+ * committing restores what was already replaced, so the tree ends either wholly patched or as it was.
+ */
+import { readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
+import { errorMessage, ToolError } from "../../errors.js";
+import { type StagedFile, stageFile } from "../atomic.js";
+import { type ConfinedPath, confine } from "../paths.js";
+import { normalize, plural, restore, shapeOf, splitLines } from "../text.js";
+import { type FileOp, type Hunk, parsePatch } from "./parse.js";
+
+export interface PatchFileResult {
+  path: string;
+  action: "added" | "updated" | "deleted" | "moved";
+  to?: string;
+  added: number;
+  removed: number;
+}
+
+export interface PatchResult {
+  files: PatchFileResult[];
+}
+
+interface Planned {
+  readonly writes: { target: ConfinedPath; content: string }[];
+  readonly deletes: ConfinedPath[];
+  readonly report: PatchFileResult[];
+}
+
+export async function applyPatch(
+  workdir: string,
+  patch: string,
+): Promise<{ text: string; result: PatchResult; written: string[] }> {
+  const ops = parsePatch(patch);
+  const plan = await planPatch(workdir, ops);
+  await commit(plan);
+  const letter = { added: "A", updated: "M", deleted: "D", moved: "R" } as const;
+  const rows = plan.report.map((f) => {
+    const counts = f.action === "deleted" ? "" : ` (+${f.added} -${f.removed})`;
+    return `  ${letter[f.action]} ${f.path}${f.to ? ` → ${f.to}` : ""}${counts}`;
+  });
+  const written = [...new Set([...plan.writes.map((w) => w.target.rel), ...plan.deletes.map((d) => d.rel)])];
+  return {
+    text: `Applied the patch: ${plural(plan.report.length, "file")} changed.\n${rows.join("\n")}`,
+    result: { files: plan.report },
+    written,
+  };
+}
+
+async function planPatch(workdir: string, ops: FileOp[]): Promise<Planned> {
+  const plan: Planned = { writes: [], deletes: [], report: [] };
+  const touched = new Map<string, string>();
+  const claim = (target: ConfinedPath, what: string) => {
+    const previous = touched.get(target.real);
+    if (previous)
+      throw new ToolError(
+        `\`patch\` touches ${target.rel} twice (${previous}, then ${what}); merge them into one section. Nothing was changed.`,
+      );
+    touched.set(target.real, what);
+  };
+  for (const op of ops) {
+    const target = await confine(workdir, op.path, "patch path");
+    const current = await readIfExists(target);
+    if (op.kind === "add") {
+      claim(target, "add");
+      if (current !== undefined)
+        throw new ToolError(
+          `${target.rel} already exists; use \`*** Update File: ${target.rel}\` to change it. Nothing was changed.`,
+        );
+      plan.writes.push({ target, content: op.content });
+      plan.report.push({
+        path: target.rel,
+        action: "added",
+        added: splitLines(op.content).length,
+        removed: 0,
+      });
+      continue;
+    }
+    if (current === undefined)
+      throw new ToolError(
+        `${target.rel} does not exist, so the patch cannot ${op.kind} it. Nothing was changed.`,
+      );
+    claim(target, op.kind);
+    if (op.kind === "delete") {
+      plan.deletes.push(target);
+      plan.report.push({
+        path: target.rel,
+        action: "deleted",
+        added: 0,
+        removed: splitLines(normalize(current)).length,
+      });
+      continue;
+    }
+    const { text, added, removed } = applyHunks(target.rel, current, op.hunks);
+    if (op.moveTo !== undefined) {
+      const dest = await confine(workdir, op.moveTo, "move path");
+      if (dest.real !== target.real) {
+        claim(dest, "move destination");
+        if ((await readIfExists(dest)) !== undefined)
+          throw new ToolError(
+            `cannot move ${target.rel} to ${dest.rel}: it already exists. Nothing was changed.`,
+          );
+        plan.writes.push({ target: dest, content: text });
+        plan.deletes.push(target);
+        plan.report.push({ path: target.rel, action: "moved", to: dest.rel, added, removed });
+        continue;
+      }
+    }
+    plan.writes.push({ target, content: text });
+    plan.report.push({ path: target.rel, action: "updated", added, removed });
+  }
+  return plan;
+}
+
+async function readIfExists(target: ConfinedPath): Promise<string | undefined> {
+  try {
+    const info = await stat(target.real);
+    if (info.isDirectory())
+      throw new ToolError(`${target.rel} is a directory; a patch changes files. Nothing was changed.`);
+    return await readFile(target.real, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+/** The file's new text after every hunk, or a ToolError naming the hunk that does not match and why. */
+export function applyHunks(
+  rel: string,
+  raw: string,
+  hunks: Hunk[],
+): { text: string; added: number; removed: number } {
+  const shape = shapeOf(raw);
+  const normalized = normalize(raw);
+  const lines = splitLines(normalized);
+  let finalNewline = normalized === "" || normalized.endsWith("\n");
+  let cursor = 0;
+  let delta = 0;
+  let added = 0;
+  let removed = 0;
+  hunks.forEach((hunk, index) => {
+    const where = `hunk ${index + 1} of ${rel}`;
+    if (hunk.anchor !== undefined) {
+      const at = findLine(lines, hunk.anchor, cursor);
+      if (at === -1) {
+        throw new ToolError(
+          `${where}: its \`@@ ${hunk.anchor}\` line is not in the file after line ${cursor}. Read the file and make the patch again. Nothing was changed.`,
+        );
+      }
+      cursor = at + 1;
+    }
+    const oldLines = hunk.lines.filter((l) => l.op !== "+").map((l) => l.text);
+    const newLines = hunk.lines.filter((l) => l.op !== "-").map((l) => l.text);
+    let at: number;
+    if (oldLines.length === 0) {
+      at =
+        hunk.hint !== undefined
+          ? Math.min(lines.length, Math.max(cursor, hunk.hint + delta))
+          : hunk.anchor !== undefined
+            ? cursor
+            : lines.length;
+    } else {
+      const hint = hunk.hint !== undefined ? hunk.hint - 1 + delta : undefined;
+      at = findBlock(lines, oldLines, cursor, hint, hunk.endOfFile);
+      if (at === -1) throw new ToolError(mismatchMessage(where, lines, oldLines, cursor));
+    }
+    lines.splice(at, oldLines.length, ...newLines);
+    cursor = at + newLines.length;
+    delta += newLines.length - oldLines.length;
+    added += hunk.lines.filter((l) => l.op === "+").length;
+    removed += hunk.lines.filter((l) => l.op === "-").length;
+    if (hunk.noNewlineAtEnd) finalNewline = false;
+    else if (at + newLines.length === lines.length && newLines.length > 0 && hunk.hint !== undefined)
+      finalNewline = true;
+  });
+  const body = lines.join("\n") + (lines.length && finalNewline ? "\n" : "");
+  return { text: restore(body, shape), added, removed };
+}
+
+const LOOSENESS: ((s: string) => string)[] = [(s) => s, (s) => s.trimEnd(), (s) => s.trim()];
+
+function findLine(lines: string[], wanted: string, from: number): number {
+  for (const loose of LOOSENESS) {
+    const target = loose(wanted);
+    for (let i = from; i < lines.length; i++) if (loose(lines[i] ?? "") === target) return i;
+  }
+  return -1;
+}
+
+/** Where `block` stands in `lines` at or after `from`: exact first, then ignoring trailing, then all, whitespace. */
+function findBlock(
+  lines: string[],
+  block: string[],
+  from: number,
+  hint: number | undefined,
+  atEnd: boolean,
+): number {
+  for (const loose of LOOSENESS) {
+    const wanted = block.map(loose);
+    const matches: number[] = [];
+    const last = lines.length - block.length;
+    for (let i = atEnd ? Math.max(from, last) : from; i <= last; i++) {
+      if (wanted.every((w, k) => loose(lines[i + k] ?? "") === w)) {
+        if (hint === undefined) return i;
+        matches.push(i);
+      }
+    }
+    if (matches.length)
+      return matches.reduce((best, i) => (Math.abs(i - hint!) < Math.abs(best - hint!) ? i : best));
+  }
+  return -1;
+}
+
+function mismatchMessage(where: string, lines: string[], block: string[], from: number): string {
+  let bestAt = -1;
+  let bestRun = 0;
+  for (let i = from; i < lines.length; i++) {
+    let run = 0;
+    while (run < block.length && (lines[i + run] ?? "").trim() === (block[run] ?? "").trim()) run++;
+    if (run > bestRun) {
+      bestRun = run;
+      bestAt = i;
+    }
+  }
+  const expected = block
+    .slice(0, 3)
+    .map((l) => `  ${l}`)
+    .join("\n");
+  const closest =
+    bestAt === -1
+      ? "No line of the file starts it."
+      : `The closest place is line ${bestAt + 1}, where ${bestRun} of ${block.length} lines agree; line ${bestAt + bestRun + 1} of the file is "${lines[bestAt + bestRun] ?? "(end of file)"}" but the patch expects "${block[bestRun]}".`;
+  const scope = from === 0 ? "no place in the file" : `no place after line ${from}`;
+  return `${where} does not match the file: ${scope} has its context and removed lines, which begin:\n${expected}\n${closest} Read the file and make the patch again. Nothing was changed.`;
+}
+
+async function commit(plan: Planned): Promise<void> {
+  const staged: (StagedFile & { target: ConfinedPath })[] = [];
+  const cleanup = async () => {
+    for (const s of staged) await rm(s.temp, { force: true });
+    for (const s of staged) if (s.createdDir) await rm(s.createdDir, { recursive: true, force: true });
+  };
+  try {
+    for (const w of plan.writes)
+      staged.push({ ...(await stageFile(w.target.real, w.content)), target: w.target });
+  } catch (error) {
+    await cleanup();
+    throw new ToolError(
+      `apply_patch could not write a temporary file (${errorMessage(error)}). Nothing was changed.`,
+    );
+  }
+  // Originals, to put back if a rename or unlink fails halfway.
+  const originals = new Map<string, Buffer | undefined>();
+  for (const target of [...plan.writes.map((w) => w.target), ...plan.deletes]) {
+    originals.set(target.real, await readFile(target.real).catch(() => undefined));
+  }
+  const done: string[] = [];
+  try {
+    for (const s of staged) {
+      await rename(s.temp, s.target.real);
+      done.push(s.target.real);
+    }
+    for (const d of plan.deletes) {
+      await unlink(d.real);
+      done.push(d.real);
+    }
+  } catch (error) {
+    for (const real of done.reverse()) {
+      const original = originals.get(real);
+      if (original === undefined) await rm(real, { force: true });
+      else await writeFile(real, original);
+    }
+    await cleanup();
+    throw new ToolError(
+      `apply_patch failed while writing (${errorMessage(error)}); the files already written were restored. Nothing was changed.`,
+    );
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * Every path a file tool touches is confined to the workdir: no `..` that leaves it, no absolute path outside it,
+ * and no symbolic link (anywhere along the path) that leads out of it.
+ */
+import { lstat, realpath } from "node:fs/promises";
+import path from "node:path";
+import { ToolError } from "../errors.js";
+
+export interface ConfinedPath {
+  /** The path as named, made absolute. */
+  readonly abs: string;
+  /** Where reads and writes go: symbolic links inside the workdir resolved. */
+  readonly real: string;
+  /** Workdir-relative, with forward slashes: what answers show. */
+  readonly rel: string;
+}
+
+/** `workdir` must already be a real path (createRun resolves it). */
+export async function confine(workdir: string, input: string, argument = "path"): Promise<ConfinedPath> {
+  if (input.trim() === "") {
+    throw new ToolError(`\`${argument}\` is empty: give a path inside the workdir, e.g. "src/index.ts".`);
+  }
+  if (input.includes("\0")) throw new ToolError(`\`${argument}\` contains a NUL character.`);
+  const abs = path.resolve(workdir, input);
+  const rel = path.relative(workdir, abs);
+  if (isOutside(rel)) {
+    throw new ToolError(
+      `\`${argument}\` "${input}" is outside the workdir (${workdir}); use a path inside it, relative like "src/app.ts".`,
+    );
+  }
+  // Resolve the deepest part of the path that exists; the rest does not exist yet and cannot be a link.
+  let existing = abs;
+  let rest = "";
+  for (;;) {
+    try {
+      await lstat(existing);
+      break;
+    } catch {
+      const parent = path.dirname(existing);
+      rest = rest ? path.join(path.basename(existing), rest) : path.basename(existing);
+      if (parent === existing) break;
+      existing = parent;
+    }
+  }
+  let realExisting: string;
+  try {
+    realExisting = await realpath(existing);
+  } catch {
+    // A dangling link: where it points is unknowable, so it is not followed.
+    throw new ToolError(
+      `\`${argument}\` "${input}" goes through a broken symbolic link; runbound does not follow it.`,
+    );
+  }
+  const real = rest ? path.join(realExisting, rest) : realExisting;
+  if (isOutside(path.relative(workdir, real))) {
+    throw new ToolError(
+      `\`${argument}\` "${input}" goes through a symbolic link that leads outside the workdir (to ${real}); ` +
+        "runbound does not read or write through it. Use a path whose target is inside the workdir.",
+    );
+  }
+  return { abs, real, rel: toPosix(rel) || "." };
+}
+
+function isOutside(rel: string): boolean {
+  return rel === ".." || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel);
+}
+
+export function toPosix(p: string): string {
+  return path.sep === "/" ? p : p.split(path.sep).join("/");
+}

@@ -1,0 +1,238 @@
+/**
+ * runbound's file tools over one workdir: read, write, edit, apply_patch. Every path is confined first; every
+ * write is atomic; what was written is reported so the run's after-write hooks can follow it.
+ */
+import { readdir, readFile, stat } from "node:fs/promises";
+import { ToolError } from "../errors.js";
+import { writeAtomic } from "./atomic.js";
+import { applyPatch, type PatchResult } from "./patch/apply.js";
+import { confine } from "./paths.js";
+import { lineOfOffset, looksBinary, normalize, plural, restore, shapeOf, splitLines } from "./text.js";
+
+const DEFAULT_LIMIT = 2000;
+const MAX_LINE_CHARS = 2000;
+const MAX_ENTRIES = 500;
+const MAX_READ_BYTES = 50 * 1024 * 1024;
+
+export interface ReadResult {
+  path: string;
+  kind: "file" | "directory";
+  content: string;
+  from_line: number;
+  to_line: number;
+  total_lines: number;
+  truncated: boolean;
+  entries?: string[];
+}
+
+export interface WriteResult {
+  path: string;
+  status: "created" | "overwritten" | "unchanged";
+  lines: number;
+  bytes: number;
+}
+
+export interface EditResult {
+  path: string;
+  replacements: number;
+  lines: number[];
+}
+
+export class FileStore {
+  constructor(readonly workdir: string) {}
+
+  async read(args: {
+    path: string;
+    offset?: number | undefined;
+    limit?: number | undefined;
+  }): Promise<{ text: string; result: ReadResult }> {
+    const target = await confine(this.workdir, args.path);
+    const info = await statOrThrow(target.real, target.rel);
+    if (info.isDirectory()) return this.#listDirectory(target.real, target.rel);
+    if (info.size > MAX_READ_BYTES) {
+      throw new ToolError(`${target.rel} is ${info.size} bytes, over read's ${MAX_READ_BYTES}-byte limit.`);
+    }
+    const bytes = await readFile(target.real);
+    if (looksBinary(bytes))
+      throw new ToolError(`${target.rel} is a binary file (${bytes.length} bytes); read shows text only.`);
+    const lines = splitLines(normalize(bytes.toString("utf8")));
+    const total = lines.length;
+    const from = args.offset ?? 1;
+    const limit = args.limit ?? DEFAULT_LIMIT;
+    if (total === 0) {
+      return {
+        text: `${target.rel} is empty (0 lines).`,
+        result: {
+          path: target.rel,
+          kind: "file",
+          content: "",
+          from_line: 0,
+          to_line: 0,
+          total_lines: 0,
+          truncated: false,
+        },
+      };
+    }
+    if (from > total) {
+      throw new ToolError(
+        `\`offset\` ${from} is past the end: ${target.rel} has ${plural(total, "line")}. Use an offset from 1 to ${total}.`,
+      );
+    }
+    const to = Math.min(total, from + limit - 1);
+    const width = String(to).length;
+    const shown = lines
+      .slice(from - 1, to)
+      .map((line) =>
+        line.length > MAX_LINE_CHARS
+          ? `${line.slice(0, MAX_LINE_CHARS)}… [${line.length - MAX_LINE_CHARS} more characters]`
+          : line,
+      );
+    const numbered = shown.map((line, i) => `${String(from + i).padStart(width)}\t${line}`).join("\n");
+    const truncated = from > 1 || to < total;
+    const footer = truncated
+      ? `\n(showing lines ${from}-${to} of ${total}${to < total ? `; call read with offset ${to + 1} for more` : ""})`
+      : "";
+    return {
+      text: `${target.rel} (${plural(total, "line")})\n${numbered}${footer}`,
+      result: {
+        path: target.rel,
+        kind: "file",
+        content: shown.join("\n"),
+        from_line: from,
+        to_line: to,
+        total_lines: total,
+        truncated,
+      },
+    };
+  }
+
+  async write(args: {
+    path: string;
+    content: string;
+  }): Promise<{ text: string; result: WriteResult; written: string[] }> {
+    const target = await confine(this.workdir, args.path);
+    let before: string | undefined;
+    try {
+      const info = await stat(target.real);
+      if (info.isDirectory()) throw new ToolError(`${target.rel} is a directory; give a file path to write.`);
+      before = await readFile(target.real, "utf8");
+    } catch (error) {
+      if (error instanceof ToolError) throw error;
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+    const lines = splitLines(args.content).length;
+    const bytes = Buffer.byteLength(args.content);
+    if (before === args.content) {
+      return {
+        text: `${target.rel} unchanged (the content is the same).`,
+        result: { path: target.rel, status: "unchanged", lines, bytes },
+        written: [],
+      };
+    }
+    await writeAtomic(target.real, args.content);
+    const status = before === undefined ? "created" : "overwritten";
+    return {
+      text: `${status === "created" ? "Created" : "Overwrote"} ${target.rel} (${plural(lines, "line")}, ${plural(bytes, "byte")}).`,
+      result: { path: target.rel, status, lines, bytes },
+      written: [target.rel],
+    };
+  }
+
+  async edit(args: {
+    path: string;
+    old_string: string;
+    new_string: string;
+    replace_all?: boolean | undefined;
+  }): Promise<{ text: string; result: EditResult; written: string[] }> {
+    const target = await confine(this.workdir, args.path);
+    await statOrThrow(target.real, target.rel);
+    if (args.old_string === "") {
+      throw new ToolError(
+        "`old_string` is empty; quote the exact text to replace (use write to create a file).",
+      );
+    }
+    if (args.old_string === args.new_string)
+      throw new ToolError("`old_string` and `new_string` are the same; nothing to change.");
+    const raw = await readFile(target.real, "utf8");
+    const shape = shapeOf(raw);
+    const text = normalize(raw);
+    const needle = normalize(args.old_string);
+    const replacement = normalize(args.new_string);
+    const offsets: number[] = [];
+    for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length))
+      offsets.push(at);
+    if (offsets.length === 0) throw new ToolError(notFoundMessage(target.rel, text, needle));
+    const lines = offsets.map((at) => lineOfOffset(text, at));
+    if (offsets.length > 1 && !args.replace_all) {
+      throw new ToolError(
+        `\`old_string\` occurs ${offsets.length} times in ${target.rel} (lines ${lines.join(", ")}); ` +
+          "include more surrounding lines to make it unique, or set `replace_all: true`.",
+      );
+    }
+    const updated = text.split(needle).join(replacement);
+    await writeAtomic(target.real, restore(updated, shape));
+    return {
+      text: `Edited ${target.rel}: ${plural(offsets.length, "replacement")} at line${lines.length > 1 ? "s" : ""} ${lines.join(", ")}.`,
+      result: { path: target.rel, replacements: offsets.length, lines },
+      written: [target.rel],
+    };
+  }
+
+  async applyPatch(patch: string): Promise<{ text: string; result: PatchResult; written: string[] }> {
+    return applyPatch(this.workdir, patch);
+  }
+
+  async #listDirectory(real: string, rel: string): Promise<{ text: string; result: ReadResult }> {
+    const dirents = await readdir(real, { withFileTypes: true });
+    const names = dirents
+      .map((d) => (d.isDirectory() ? `${d.name}/` : d.name))
+      .sort((a, b) => a.localeCompare(b));
+    const shown = names.slice(0, MAX_ENTRIES);
+    const more = names.length > shown.length ? `\n(showing ${shown.length} of ${names.length} entries)` : "";
+    return {
+      text: `${rel}/ is a directory (${plural(names.length, "entry", "entries")}):\n${shown.join("\n")}${more}`,
+      result: {
+        path: rel,
+        kind: "directory",
+        content: "",
+        from_line: 0,
+        to_line: 0,
+        total_lines: 0,
+        truncated: more !== "",
+        entries: shown,
+      },
+    };
+  }
+}
+
+async function statOrThrow(real: string, rel: string) {
+  try {
+    return await stat(real);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+      throw new ToolError(
+        `${rel} does not exist. Check the path (read a directory to list it), or use write to create the file.`,
+      );
+    }
+    throw error;
+  }
+}
+
+/** Names where a near-miss of the first line of `needle` is, so the model can copy the exact text. */
+function notFoundMessage(rel: string, text: string, needle: string): string {
+  const first =
+    needle
+      .split("\n")
+      .find((l) => l.trim() !== "")
+      ?.trim() ?? "";
+  const near: number[] = [];
+  if (first) {
+    splitLines(text).forEach((line, i) => {
+      if (near.length < 5 && line.trim() === first) near.push(i + 1);
+    });
+  }
+  const hint = near.length
+    ? ` Its first line appears (ignoring indentation) at line${near.length > 1 ? "s" : ""} ${near.join(", ")}; check whitespace and the lines after it.`
+    : " Read the file and copy the exact text, including whitespace.";
+  return `\`old_string\` was not found in ${rel}.${hint}`;
+}

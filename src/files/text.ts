@@ -1,0 +1,48 @@
+/** Text helpers shared by read, edit and apply_patch: line endings, BOMs and binary detection. */
+
+export interface TextShape {
+  /** The file's dominant line ending. */
+  readonly eol: "\n" | "\r\n";
+  readonly bom: boolean;
+}
+
+export function shapeOf(raw: string): TextShape {
+  const crlf = (raw.match(/\r\n/g) ?? []).length;
+  const lf = (raw.match(/\n/g) ?? []).length - crlf;
+  return { eol: crlf > lf ? "\r\n" : "\n", bom: raw.startsWith("\uFEFF") };
+}
+
+/** The text with a BOM removed and CRLF turned into LF: what edits and hunks are matched against. */
+export function normalize(raw: string): string {
+  return (raw.startsWith("\uFEFF") ? raw.slice(1) : raw).replace(/\r\n/g, "\n");
+}
+
+/** Back to the file's own shape. */
+export function restore(text: string, shape: TextShape): string {
+  const body = shape.eol === "\r\n" ? text.replace(/\n/g, "\r\n") : text;
+  return shape.bom ? `\uFEFF${body}` : body;
+}
+
+export function looksBinary(bytes: Uint8Array): boolean {
+  const n = Math.min(bytes.length, 8192);
+  for (let i = 0; i < n; i++) if (bytes[i] === 0) return true;
+  return false;
+}
+
+/** Lines of a text, without a phantom empty line after a final newline. */
+export function splitLines(text: string): string[] {
+  if (text === "") return [];
+  const lines = text.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+export function lineOfOffset(text: string, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}
+
+export function plural(n: number, word: string, many = `${word}s`): string {
+  return `${n} ${n === 1 ? word : many}`;
+}

@@ -1,0 +1,204 @@
+/**
+ * The one path every call takes — from a linked client, a kernel's tool() bridge or a worker: re-check the surface,
+ * validate the arguments, ask for approval where the surface gates the tier, serialize non-parallel-safe tools,
+ * run the handler, run the after-write hooks, and check the result against the output schema.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { ApprovalGate } from "./approvals.js";
+import { errorMessage, ToolError } from "./errors.js";
+import type { Lanes } from "./lanes.js";
+import type {
+  AfterWriteHook,
+  AnyToolSpec,
+  CallRequest,
+  Dispatch,
+  Registry,
+  ToolContext,
+  ToolOutput,
+} from "./registry.js";
+import { describeSurface, surfaceGates, surfaceSees } from "./surfaces.js";
+
+export interface GateDeps {
+  readonly registry: Registry;
+  readonly lanes: Lanes;
+  readonly approvals: ApprovalGate;
+  readonly afterWrite: () => readonly AfterWriteHook[];
+  /** Aborted when the run is disposed. */
+  readonly runSignal: AbortSignal;
+  readonly context: (request: CallRequest, signal: AbortSignal) => ToolContext;
+}
+
+export function createDispatcher(deps: GateDeps): Dispatch {
+  const inputs = new WeakMap<AnyToolSpec, z.ZodObject>();
+  const outputs = new WeakMap<AnyToolSpec, z.ZodObject>();
+  const inputSchema = (spec: AnyToolSpec) => cached(inputs, spec, () => z.object(spec.input).strict());
+  const outputSchema = (spec: AnyToolSpec) =>
+    cached(outputs, spec, () => z.object(deps.registry.outputShape(spec)));
+
+  return async (request) => {
+    const spec = deps.registry.get(request.name);
+    try {
+      if (deps.runSignal.aborted)
+        throw new ToolError("This run has ended (disposed); its tools can no longer be called.");
+      if (!spec) throw new ToolError(unknownToolMessage(deps.registry, request));
+      if (!surfaceSees(request.surface, spec.tier)) {
+        throw new ToolError(
+          `${spec.name} is not available on the ${request.surface} surface (${describeSurface(request.surface)}); ` +
+            `${spec.name} is tier ${spec.tier}. Use the tools this surface lists.`,
+        );
+      }
+      const parsed = inputSchema(spec).safeParse(request.args);
+      if (!parsed.success) throw new ToolError(describeIssues(spec, parsed.error.issues));
+      const args = parsed.data;
+      const signal = AbortSignal.any([request.signal, deps.runSignal]);
+      if (surfaceGates(request.surface, spec.tier)) {
+        const decision = await deps.approvals.check(
+          {
+            tool: spec.name,
+            title: spec.title,
+            tier: spec.tier,
+            surface: request.surface,
+            caller: request.caller,
+            summary: spec.describeCall?.(args) ?? `run ${spec.name} with ${compactJson(args)}`,
+          },
+          signal,
+        );
+        if (!decision.allow) {
+          throw new ToolError(
+            `Not done: ${spec.name} needs approval on the ${request.surface} surface, and ${decision.reason}. Do not retry the same call.`,
+          );
+        }
+      }
+      const ctx = deps.context(request, signal);
+      const work = () => spec.run(args, ctx) as Promise<ToolOutput<Record<string, unknown>>>;
+      const output = spec.parallelSafe
+        ? await work()
+        : await deps.lanes.run(spec.lane ?? spec.name, signal, work);
+      const result = await withAfterWrite(deps, spec, output);
+      const checked = outputSchema(spec).safeParse(result.structuredContent);
+      if (!checked.success) {
+        throw new Error(
+          `its result does not match its own output schema (${z.prettifyError(checked.error)})`,
+        );
+      }
+      return result;
+    } catch (error) {
+      return errorResult(failureText(spec?.name ?? request.name, error, request.signal, deps.runSignal));
+    }
+  };
+}
+
+async function withAfterWrite(
+  deps: GateDeps,
+  spec: AnyToolSpec,
+  output: ToolOutput<Record<string, unknown>>,
+): Promise<CallToolResult> {
+  const structured: Record<string, unknown> = { ...output.structured };
+  const texts = [output.text];
+  if (spec.writes && output.written?.length) {
+    for (const hook of deps.afterWrite()) {
+      try {
+        const extra = await hook.run(output.written, deps.runSignal);
+        if (extra) {
+          texts.push(extra.text);
+          structured[hook.key] = extra.value;
+        }
+      } catch (error) {
+        texts.push(`(${hook.key} unavailable: ${errorMessage(error)})`);
+      }
+    }
+  }
+  return {
+    content: [{ type: "text", text: texts.join("\n\n") }, ...(output.content ?? [])],
+    structuredContent: structured,
+  };
+}
+
+export function errorResult(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+function failureText(name: string, error: unknown, callSignal: AbortSignal, runSignal: AbortSignal): string {
+  if (error instanceof ToolError) return error.message;
+  if (runSignal.aborted) return `${name} was stopped: the run ended (disposed) before it finished.`;
+  if (callSignal.aborted) return `${name} was cancelled before it finished.`;
+  return (
+    `${name} failed inside runbound: ${errorMessage(error)}. ` +
+    "This is a fault of runbound or of the resource behind the tool, not of your arguments; try once more, and report it if it repeats."
+  );
+}
+
+function unknownToolMessage(registry: Registry, request: CallRequest): string {
+  const visible = registry.visible(request.surface).map((s) => s.name);
+  const unwired = registry.unwired(request.name);
+  const list = visible.length ? visible.join(", ") : "no tools";
+  if (unwired) {
+    return `${request.name} is not available in this run: it needs ${unwired.join(" and ")}, which the harness did not wire. This surface has: ${list}.`;
+  }
+  return `There is no tool named "${request.name}". This surface has: ${list}.`;
+}
+
+function describeIssues(spec: AnyToolSpec, issues: readonly z.core.$ZodIssue[]): string {
+  const params = Object.keys(spec.input);
+  const problems = issues.map((issue) => {
+    const at = issue.path.length ? `\`${issue.path.map(String).join(".")}\`` : "the arguments";
+    if (issue.code === "unrecognized_keys") {
+      return issue.keys
+        .map((key) => {
+          const near = closestName(key, params);
+          return `unknown argument \`${key}\`${near ? ` (did you mean \`${near}\`?)` : ""}`;
+        })
+        .join("; ");
+    }
+    if (issue.code === "invalid_type" && /received undefined/.test(issue.message)) {
+      return `${at} is required (${issue.expected})`;
+    }
+    return `${at}: ${issue.message}`;
+  });
+  const signature = params
+    .map((p) => `${p}${(spec.input[p] as z.ZodType).safeParse(undefined).success ? "?" : ""}`)
+    .join(", ");
+  return `Invalid arguments for ${spec.name}:\n- ${problems.join("\n- ")}\n${spec.name} takes: ${signature}. Nothing was done.`;
+}
+
+/** The parameter a mistyped argument most likely meant (same letters ignoring case and _-, or ≤ 2 edits away). */
+function closestName(key: string, params: readonly string[]): string | undefined {
+  const norm = (name: string) => name.toLowerCase().replace(/[_-]/g, "");
+  let best: { name: string; distance: number } | undefined;
+  for (const name of params) {
+    const distance = editDistance(norm(key), norm(name));
+    if (distance <= 2 && (!best || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name;
+}
+
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      next[j] = Math.min(
+        (row[j] ?? 0) + 1,
+        (next[j - 1] ?? 0) + 1,
+        (row[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    row = next;
+  }
+  return row[b.length] ?? 0;
+}
+
+function compactJson(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
+function cached<K extends object, V>(map: WeakMap<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
+}

@@ -1,0 +1,50 @@
+/** runbound: built-in agent tools bound to the live resources of one run, reached only over a private link. */
+export type {
+  ApprovalDecision,
+  ApprovalMode,
+  ApprovalRequest,
+  Approver,
+  ApproverOption,
+} from "./approvals.js";
+export { ToolError } from "./errors.js";
+export type { TrackedProcess } from "./proc/tracker.js";
+export { ProcessTracker } from "./proc/tracker.js";
+export type {
+  CardInput,
+  CardKind,
+  QuestionCard,
+  QuestionOption,
+  QuestionOutcome,
+  QuestionPort,
+  QuestionReply,
+} from "./questions/card.js";
+export { checkReply, parseReplyText, renderCard } from "./questions/card.js";
+export { LineReader } from "./questions/lines.js";
+export {
+  type PendingQuestion,
+  ProgrammaticQuestionPort,
+  type WithdrawnReason,
+} from "./questions/programmatic.js";
+export { type TerminalPortOptions, TerminalQuestionPort } from "./questions/terminal.js";
+export type {
+  AfterWriteHook,
+  AnyToolSpec,
+  Caller,
+  ContentBlock,
+  Progress,
+  ToolContext,
+  ToolOutput,
+  ToolSpec,
+} from "./registry.js";
+export { defineTool } from "./registry.js";
+export type { ResourceKey, Resources } from "./resources.js";
+export {
+  type CallOptions,
+  createRun,
+  type LinkOptions,
+  type QuestionsOption,
+  Run,
+  type RunOptions,
+} from "./run.js";
+export { SURFACES, type Surface, TIERS, type Tier } from "./surfaces.js";
+export { VERSION } from "./version.js";

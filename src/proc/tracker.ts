@@ -1,0 +1,62 @@
+/**
+ * The processes one run started. Resources spawn through the tracker, so `run.dispose()` can end every one of
+ * them, as trees, and nothing outlives the run.
+ */
+import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { killAllOf, killTree, processesMarked } from "./tree.js";
+
+/** Every child of a run carries this variable, so descendants that daemonize (setsid + fork) are still found. */
+export const RUN_MARKER = "RUNBOUND_RUN";
+
+export interface TrackedProcess {
+  readonly pid: number;
+  readonly label: string;
+  readonly child: ChildProcess;
+  /** Resolves with the exit code (or signal) once the process has exited. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export class ProcessTracker {
+  readonly #live = new Map<number, TrackedProcess>();
+  readonly #token = randomUUID();
+  #closed = false;
+
+  /** Spawns a child in its own process group, tracked until it exits. */
+  spawn(label: string, command: string, args: readonly string[], options: SpawnOptions = {}): TrackedProcess {
+    if (this.#closed) throw new Error(`cannot start ${label}: the run has ended`);
+    const env = { ...(options.env ?? process.env), [RUN_MARKER]: this.#token };
+    const child = spawn(command, args, { ...options, env, detached: true });
+    // A failed spawn (ENOENT, EACCES) also emits 'error' later; without a listener that would crash the process.
+    child.on("error", () => undefined);
+    if (child.pid === undefined) {
+      throw new Error(`could not start ${label}: \`${command}\` did not start (not found or not executable)`);
+    }
+    const pid = child.pid;
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+      child.once("exit", (code, signal) => {
+        this.#live.delete(pid);
+        resolve({ code, signal });
+      });
+    });
+    const tracked: TrackedProcess = { pid, label, child, exited };
+    this.#live.set(pid, tracked);
+    return tracked;
+  }
+
+  running(): TrackedProcess[] {
+    return [...this.#live.values()];
+  }
+
+  async kill(pid: number, graceMs?: number): Promise<void> {
+    await killTree(pid, graceMs);
+  }
+
+  /** Ends every tracked process tree, and any process that escaped its tree; no new process may start afterwards. */
+  async killAll(graceMs?: number): Promise<void> {
+    this.#closed = true;
+    await Promise.all([...this.#live.keys()].map((pid) => killTree(pid, graceMs)));
+    const escaped = await processesMarked(RUN_MARKER, this.#token);
+    if (escaped.length) await killAllOf(escaped, graceMs);
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * The live resources a run may wire. A tool names the ones it needs in `needs`; it is registered only when all of
+ * them are wired, and inside its handler `ctx.use(key)` hands it the resource.
+ *
+ * Later resources (language servers, grammars, debug sessions, kernels, workers) add their key here.
+ */
+import type { FileStore } from "./files/store.js";
+import type { QuestionDesk } from "./questions/desk.js";
+
+export interface Resources {
+  /** runbound's own read/write/edit/apply_patch, confined to the workdir. */
+  files: FileStore;
+  /** A question port plus the target space where its cards are shown. */
+  questions: QuestionDesk;
+  /** The conversation this run belongs to (some resources are per conversation). */
+  conversation: string;
+}
+
+export type ResourceKey = keyof Resources;

@@ -1,0 +1,249 @@
+/**
+ * One agent run: its workdir, its conversation, the live resources it wired, and the links through which a
+ * harness reaches its tools. `dispose()` ends all of it.
+ */
+import { realpath, stat } from "node:fs/promises";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { linkPrivately, type PrivateLink } from "../transport/link.js";
+import { ApprovalGate, type ApproverOption } from "./approvals.js";
+import { errorMessage } from "./errors.js";
+import { FileStore } from "./files/store.js";
+import { createDispatcher, errorResult } from "./gate.js";
+import { Lanes } from "./lanes.js";
+import { ProcessTracker } from "./proc/tracker.js";
+import type { QuestionPort } from "./questions/card.js";
+import { QuestionDesk } from "./questions/desk.js";
+import {
+  type AfterWriteHook,
+  type AnyToolSpec,
+  type Caller,
+  type CallRequest,
+  type Dispatch,
+  Registry,
+  type ToolContext,
+} from "./registry.js";
+import type { ResourceKey, Resources } from "./resources.js";
+import { isSurface, SURFACES, type Surface } from "./surfaces.js";
+import { BUILTIN_TOOLS } from "./tools/index.js";
+import { VERSION } from "./version.js";
+
+export interface QuestionsOption {
+  readonly port: QuestionPort;
+  /** Where cards are shown; defaults to the conversation id. Without either, ask_user is not registered. */
+  readonly space?: string;
+  /** How long a card waits for a person. Default 600. */
+  readonly timeoutSeconds?: number;
+}
+
+export interface RunOptions {
+  /** The folder the run works in; file tools are confined to it. */
+  readonly workdir: string;
+  readonly conversationId?: string;
+  /** runbound's read/write/edit/apply_patch. Default true; false when the harness brings its own. */
+  readonly files?: boolean;
+  /** A port to a person (+ target space): wires ask_user, and permission cards when no approver is given. */
+  readonly questions?: QuestionPort | QuestionsOption;
+  /** Decides write/exec calls on a full surface. Absent → permission cards via `questions`, else fail closed. */
+  readonly approver?: ApproverOption;
+}
+
+export interface LinkOptions {
+  readonly surface: Surface;
+  readonly clientInfo?: { name: string; version: string };
+}
+
+export interface CallOptions {
+  readonly surface: Surface;
+  readonly caller?: Caller;
+  readonly signal?: AbortSignal;
+}
+
+export async function createRun(options: RunOptions): Promise<Run> {
+  let workdir: string;
+  try {
+    workdir = await realpath(options.workdir);
+    if (!(await stat(workdir)).isDirectory()) throw new Error("not a directory");
+  } catch (error) {
+    throw new Error(
+      `createRun: workdir "${options.workdir}" is not a usable directory (${errorMessage(error)})`,
+    );
+  }
+  return new Run(workdir, options);
+}
+
+export class Run {
+  readonly workdir: string;
+  readonly conversationId: string | undefined;
+  readonly processes = new ProcessTracker();
+  readonly approvals: ApprovalGate;
+  readonly #resources: Partial<Resources> = {};
+  readonly #registry: Registry;
+  readonly #lanes = new Lanes();
+  readonly #hooks: AfterWriteHook[] = [];
+  readonly #links = new Set<PrivateLink>();
+  readonly #servers = new Set<{ server: McpServer; unmount: () => void }>();
+  readonly #ended = new AbortController();
+  #disposing: Promise<void> | undefined;
+
+  /** Use createRun (it checks the workdir). */
+  constructor(workdir: string, options: RunOptions) {
+    this.workdir = workdir;
+    this.conversationId = options.conversationId;
+    if (options.conversationId) this.#resources.conversation = options.conversationId;
+    if (options.files !== false) this.#resources.files = new FileStore(workdir);
+    const questions =
+      options.questions && ("port" in options.questions ? options.questions : { port: options.questions });
+    const space = questions?.space ?? options.conversationId;
+    if (questions && space) {
+      this.#resources.questions = new QuestionDesk({
+        port: questions.port,
+        space,
+        ...(questions.timeoutSeconds !== undefined ? { timeoutSeconds: questions.timeoutSeconds } : {}),
+      });
+    }
+    this.approvals = new ApprovalGate(options.approver, this.#resources.questions);
+    // The registry routes calls to the dispatcher, and the dispatcher looks tools up in the registry.
+    let dispatch: Dispatch = async () => errorResult("runbound is still starting this run");
+    this.#registry = new Registry({
+      serverName: "runbound",
+      serverVersion: VERSION,
+      isWired: (key) => this.#resources[key] !== undefined,
+      dispatch: (request) => dispatch(request),
+      afterWrite: () => this.#hooks,
+    });
+    dispatch = createDispatcher({
+      registry: this.#registry,
+      lanes: this.#lanes,
+      approvals: this.approvals,
+      afterWrite: () => this.#hooks,
+      runSignal: this.#ended.signal,
+      context: (request, signal) => this.#context(request, signal),
+    });
+    for (const spec of BUILTIN_TOOLS) this.#registry.add(spec);
+  }
+
+  get disposed(): boolean {
+    return this.#ended.signal.aborted;
+  }
+
+  /** Aborted when the run is disposed: resources stop their work on it. */
+  get signal(): AbortSignal {
+    return this.#ended.signal;
+  }
+
+  /** Whether a resource is wired for this run. */
+  wired(key: ResourceKey): boolean {
+    return this.#resources[key] !== undefined;
+  }
+
+  /** The names of the tools a surface lists. */
+  tools(surface: Surface): string[] {
+    return this.#registry.visible(checkSurface(surface)).map((spec) => spec.name);
+  }
+
+  /** An MCP SDK Client joined to this run's tools for `surface` by a private in-memory link. */
+  async link(options: LinkOptions): Promise<Client> {
+    const surface = checkSurface(options.surface);
+    this.#assertLive("link");
+    const mounted = this.#registry.mount(surface);
+    const link = await linkPrivately(
+      mounted.server,
+      options.clientInfo ?? { name: `runbound-${surface}`, version: VERSION },
+    );
+    this.#links.add(link);
+    link.client.onclose = () => {
+      this.#links.delete(link);
+      mounted.unmount();
+    };
+    return link.client;
+  }
+
+  /** The McpServer for `surface`, unconnected, for in-process hosts that connect it themselves. */
+  mcpServer(options: { surface: Surface }): McpServer {
+    const surface = checkSurface(options.surface);
+    this.#assertLive("mcpServer");
+    const mounted = this.#registry.mount(surface);
+    this.#servers.add(mounted);
+    return mounted.server;
+  }
+
+  /** Adds a harness tool behind the same gate. Throws if a resource it needs is not wired or the name is taken. */
+  registerTool(spec: AnyToolSpec): void {
+    this.#assertLive("registerTool");
+    const missing = this.#registry.missing(spec);
+    if (missing.length) {
+      throw new Error(`registerTool: ${spec.name} needs ${missing.join(", ")}, which this run did not wire`);
+    }
+    this.#registry.add(spec);
+  }
+
+  /** Adds an after-write hook; writing tools listed on links made afterwards carry its field in their output. */
+  addAfterWriteHook(hook: AfterWriteHook): void {
+    if (this.#hooks.some((h) => h.key === hook.key))
+      throw new Error(`an after-write hook "${hook.key}" exists already`);
+    this.#hooks.push(hook);
+  }
+
+  /**
+   * Calls a tool without a link, as `surface` sees it — the entry for kernels' tool() bridge and workers. The
+   * same gate applies: a surface that cannot see a tool cannot call it.
+   */
+  callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
+    return this.#registry.dispatch({
+      name,
+      args,
+      surface: checkSurface(options.surface),
+      caller: options.caller ?? "bridge",
+      signal: options.signal ?? new AbortController().signal,
+    });
+  }
+
+  /** Ends everything the run started: calls in flight, questions, links, and every process tree. */
+  dispose(): Promise<void> {
+    this.#disposing ??= this.#dispose();
+    return this.#disposing;
+  }
+
+  async #dispose(): Promise<void> {
+    this.#ended.abort(new Error("the run was disposed"));
+    const links = [...this.#links];
+    this.#links.clear();
+    await Promise.allSettled(links.map((link) => link.close()));
+    for (const mounted of this.#servers) {
+      mounted.unmount();
+      await mounted.server.close().catch(() => undefined);
+    }
+    this.#servers.clear();
+    await this.processes.killAll();
+  }
+
+  #context(request: CallRequest, signal: AbortSignal): ToolContext {
+    const resources = this.#resources;
+    return {
+      workdir: this.workdir,
+      surface: request.surface,
+      caller: request.caller,
+      signal,
+      processes: this.processes,
+      progress: request.progress ?? (async () => undefined),
+      use<K extends ResourceKey>(key: K): Resources[K] {
+        const resource = resources[key];
+        if (resource === undefined)
+          throw new Error(`resource "${key}" is not wired (the tool did not declare it in needs)`);
+        return resource as Resources[K];
+      },
+    };
+  }
+
+  #assertLive(what: string): void {
+    if (this.disposed) throw new Error(`${what}: this run has been disposed`);
+  }
+}
+
+function checkSurface(surface: unknown): Surface {
+  if (!isSurface(surface))
+    throw new Error(`unknown surface ${JSON.stringify(surface)}; use one of ${SURFACES.join(", ")}`);
+  return surface;
+}

@@ -1,0 +1,15 @@
+/** The tools runbound ships. Each is registered for a run only when the resources it needs are wired. */
+import type { AnyToolSpec } from "../registry.js";
+import { applyPatchTool } from "./apply-patch.js";
+import { askUserTool } from "./ask-user.js";
+import { editTool } from "./edit.js";
+import { readTool } from "./read.js";
+import { writeTool } from "./write.js";
+
+export const BUILTIN_TOOLS: readonly AnyToolSpec[] = [
+  readTool,
+  writeTool,
+  editTool,
+  applyPatchTool,
+  askUserTool,
+];

@@ -1,0 +1,146 @@
+import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseArguments } from "../src/cli/console.js";
+import { runTour } from "../src/cli/tour.js";
+import { workdirWith } from "./helpers.js";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+
+describe("npm start: the tour", () => {
+  it("links every surface and calls every tool, ending with the run disposed", async () => {
+    const lines: string[] = [];
+    await runTour((line) => lines.push(line));
+    const transcript = lines.join("\n");
+    expect(transcript).toMatch(/^full +read · write\* · edit\* · apply_patch\* · ask_user$/m);
+    expect(transcript).toMatch(/^plan +read · ask_user$/m);
+    for (const tool of ["read", "write", "edit", "apply_patch", "ask_user"])
+      expect(transcript).toContain(`▶ full › ${tool} `);
+    expect(transcript).toContain("Applied the patch: 2 files changed.");
+    expect(transcript).toContain("write is not available on the plan surface");
+    expect(transcript).toContain("The person skipped this question.");
+    expect(transcript).toContain("this run has no approver and no question port");
+    expect(transcript).toContain("Done: the run was disposed");
+  });
+});
+
+/** Runs `runbound console` as a person would, typing `input` line by line. */
+function consoleSession(workdir: string, input: string[], surface = "full"): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [path.join(ROOT, "bin/runbound.mjs"), "console", "--workdir", workdir, "--surface", surface],
+      {
+        cwd: ROOT,
+        stdio: ["pipe", "pipe", "pipe"],
+      },
+    );
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    // Type each line only once the console shows a new prompt, as a person would.
+    let sent = 0;
+    let seen = 0;
+    const timer = setInterval(() => {
+      if (sent < input.length && out.length > seen && /(> |\.\.\. )$/.test(out)) {
+        seen = out.length;
+        child.stdin.write(`${input[sent++]}\n`);
+      }
+      if (sent === input.length) {
+        clearInterval(timer);
+        child.stdin.end();
+      }
+    }, 20);
+    child.on("error", reject);
+    child.on("exit", () => {
+      clearInterval(timer);
+      resolve(out);
+    });
+  });
+}
+
+describe("runbound console", () => {
+  it("lists tools, reads, writes after a permission card answered at the terminal, and exits", async () => {
+    const workdir = await workdirWith({ "a.txt": "alpha\n" });
+    const out = await consoleSession(workdir, [
+      "tools",
+      "read path=a.txt",
+      'write {"path": "b.txt", "content": "beta\\n"}',
+      "1",
+      "apply_patch patch=<<",
+      "*** Begin Patch",
+      "*** Update File: a.txt",
+      "-alpha",
+      "+ALPHA",
+      "*** End Patch",
+      ".",
+      "3",
+      "surface plan",
+      "write path=c.txt content=x",
+      "exit",
+    ]);
+    expect(out).toContain("runbound console — workdir");
+    expect(out).toMatch(/ {2}apply_patch +Apply a patch/);
+    expect(out).toContain("1\talpha");
+    expect(out).toContain("── permission p1 · console ──\nAllow write to write b.txt (1 line)?");
+    expect(out).toContain("Created b.txt (1 line, 5 bytes).");
+    expect(out).toContain(
+      "Not done: apply_patch needs approval on the full surface, and the person denied it.",
+    );
+    expect(out).toContain("now on plan");
+    expect(out).toContain("write is not available on the plan surface");
+    expect(await readFile(path.join(workdir, "b.txt"), "utf8")).toBe("beta\n");
+    expect(await readFile(path.join(workdir, "a.txt"), "utf8")).toBe("alpha\n");
+  });
+});
+
+describe("runbound console, pasted input", () => {
+  it("keeps lines typed ahead while a tool runs or a card waits (none is dropped)", async () => {
+    const workdir = await workdirWith({ "a.txt": "alpha\n" });
+    const out = await new Promise<string>((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        [path.join(ROOT, "bin/runbound.mjs"), "console", "--workdir", workdir],
+        {
+          cwd: ROOT,
+          stdio: ["pipe", "pipe", "pipe"],
+        },
+      );
+      let text = "";
+      child.stdout.on("data", (d: Buffer) => {
+        text += d.toString();
+      });
+      child.on("error", reject);
+      child.on("exit", () => resolve(text));
+      child.stdin.end(
+        ["read path=a.txt", "write path=b.txt content=beta", "1", "read path=b.txt", "exit", ""].join("\n"),
+      );
+    });
+    expect(out.match(/1\talpha/g)).toHaveLength(1);
+    expect(out).toContain("Created b.txt (1 line, 4 bytes).");
+    expect(out).toContain("1\tbeta");
+  });
+});
+
+describe("console argument parsing", () => {
+  const noMore = async () => {
+    throw new Error("no more lines");
+  };
+  it("reads JSON objects, key=value pairs with JSON values, and refuses the rest with a reason", async () => {
+    expect(await parseArguments('{"a": 1}', noMore)).toEqual({ value: { a: 1 } });
+    expect(await parseArguments("path=a.txt offset=3 all=true", noMore)).toEqual({
+      value: { path: "a.txt", offset: 3, all: true },
+    });
+    expect(await parseArguments("[1]", noMore)).toEqual({
+      error: 'cannot read "[1]" as arguments; give JSON or key=value pairs',
+    });
+    expect(await parseArguments("{oops", noMore)).toMatchObject({
+      error: expect.stringMatching(/^arguments are not valid JSON/),
+    });
+  });
+});

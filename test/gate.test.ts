@@ -1,0 +1,270 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { type ApprovalRequest, createRun, defineTool, ProgrammaticQuestionPort } from "../src/index.js";
+import { call, textOf, track, treeOf, workdirWith } from "./helpers.js";
+
+const writeArgs = { path: "new.txt", content: "hello\n" };
+
+describe("the approval gate on the full surface", () => {
+  it("fails closed with no approver and no question port: nothing is written, and the error says why", async () => {
+    const workdir = await workdirWith();
+    const run = track(await createRun({ workdir, conversationId: "c" }));
+    const result = await call(await run.link({ surface: "full" }), "write", writeArgs);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(
+      /^Not done: write needs approval on the full surface, and this run has no approver and no question port/,
+    );
+    expect(textOf(result)).toContain('approver: "always"');
+    expect(existsSync(path.join(workdir, "new.txt"))).toBe(false);
+  });
+
+  it('approver: "always" lets write-tier calls through without asking', async () => {
+    const workdir = await workdirWith();
+    const run = track(await createRun({ workdir, approver: "always" }));
+    const result = await call(await run.link({ surface: "full" }), "write", writeArgs);
+    expect(result.isError).toBeFalsy();
+    expect(await treeOf(workdir)).toEqual({ "new.txt": "hello\n" });
+  });
+
+  it("an approver function sees what the call would do, and its denial reaches the model", async () => {
+    const workdir = await workdirWith();
+    const seen: ApprovalRequest[] = [];
+    const run = track(
+      await createRun({
+        workdir,
+        approver: async (request) => {
+          seen.push(request);
+          return { allow: false, reason: "policy forbids writes on Fridays" };
+        },
+      }),
+    );
+    const result = await call(await run.link({ surface: "full" }), "write", writeArgs);
+    expect(textOf(result)).toBe(
+      "Not done: write needs approval on the full surface, and policy forbids writes on Fridays. Do not retry the same call.",
+    );
+    expect(seen).toEqual([
+      {
+        tool: "write",
+        title: "Write a file",
+        tier: "write",
+        surface: "full",
+        caller: "model",
+        summary: "write new.txt (1 line)",
+      },
+    ]);
+    expect(await treeOf(workdir)).toEqual({});
+  });
+
+  it("read-tier calls never ask", async () => {
+    const workdir = await workdirWith({ "a.txt": "a\n" });
+    let asked = 0;
+    const run = track(
+      await createRun({ workdir, approver: async () => ({ allow: false, reason: String(++asked) }) }),
+    );
+    expect((await call(await run.link({ surface: "full" }), "read", { path: "a.txt" })).isError).toBeFalsy();
+    expect(asked).toBe(0);
+  });
+});
+
+describe("permission cards through the question port", () => {
+  const setup = async () => {
+    const workdir = await workdirWith();
+    const port = new ProgrammaticQuestionPort();
+    const replies: ({ choices?: number[]; text?: string } | "skip")[] = [];
+    const cards: string[] = [];
+    port.onQuestion((q) => {
+      cards.push(`${q.card.kind}:${q.card.question}`);
+      const reply = replies.shift();
+      if (reply === "skip") q.skip();
+      else if (reply) q.answer(reply);
+    });
+    const run = track(
+      await createRun({ workdir, conversationId: "c", questions: { port, timeoutSeconds: 0.2 } }),
+    );
+    return { workdir, port, replies, cards, client: await run.link({ surface: "full" }) };
+  };
+
+  it("allow once asks again next time; allow for the run does not", async () => {
+    const { client, replies, cards } = await setup();
+    replies.push({ choices: [1] });
+    expect((await call(client, "write", { path: "a.txt", content: "1" })).isError).toBeFalsy();
+    replies.push({ choices: [2] });
+    expect((await call(client, "write", { path: "b.txt", content: "2" })).isError).toBeFalsy();
+    expect((await call(client, "write", { path: "c.txt", content: "3" })).isError).toBeFalsy();
+    expect(cards).toEqual([
+      "permission:Allow write to write a.txt (1 line)?",
+      "permission:Allow write to write b.txt (1 line)?",
+    ]);
+  });
+
+  it("deny, a typed reason, a skip, a timeout and an absent person all leave the disk untouched", async () => {
+    const { client, replies, workdir, port } = await setup();
+    replies.push({ choices: [3] });
+    expect(textOf(await call(client, "write", writeArgs))).toContain("and the person denied it.");
+    replies.push({ text: "use the staging folder" });
+    expect(textOf(await call(client, "write", writeArgs))).toContain(
+      'the person denied it, saying: "use the staging folder"',
+    );
+    replies.push("skip");
+    expect(textOf(await call(client, "write", writeArgs))).toContain(
+      "the person skipped the permission card (a skip is not consent)",
+    );
+    expect(textOf(await call(client, "write", writeArgs))).toContain(
+      "nobody answered the permission card within 0.2 seconds",
+    );
+    port.setConnected(false);
+    expect(textOf(await call(client, "write", writeArgs))).toContain("no person is connected to approve it");
+    expect(await treeOf(workdir)).toEqual({});
+  });
+});
+
+describe("dispatch", () => {
+  const probeTool = (name: string, parallelSafe: boolean, log: string[]) =>
+    defineTool({
+      name,
+      title: name,
+      tier: "read",
+      needs: [],
+      parallelSafe,
+      description: "test probe",
+      input: { id: z.string() },
+      output: { id: z.string() },
+      run: async (args) => {
+        log.push(`start ${args.id}`);
+        await new Promise((r) => setTimeout(r, 30));
+        log.push(`end ${args.id}`);
+        return { text: args.id, structured: { id: args.id } };
+      },
+    });
+
+  it("serializes calls of a non-parallel-safe tool per run, and lets parallel-safe ones overlap", async () => {
+    const workdir = await workdirWith();
+    const run = track(await createRun({ workdir }));
+    const serial: string[] = [];
+    const parallel: string[] = [];
+    run.registerTool(probeTool("serial", false, serial));
+    run.registerTool(probeTool("parallel", true, parallel));
+    const client = await run.link({ surface: "readonly" });
+    await Promise.all(["1", "2", "3"].map((id) => call(client, "serial", { id })));
+    await Promise.all(["1", "2", "3"].map((id) => call(client, "parallel", { id })));
+    expect(serial).toEqual(["start 1", "end 1", "start 2", "end 2", "start 3", "end 3"]);
+    expect(parallel.slice(0, 3)).toEqual(["start 1", "start 2", "start 3"]);
+  });
+
+  it("a client's cancel aborts the handler's signal", async () => {
+    const workdir = await workdirWith();
+    const run = track(await createRun({ workdir }));
+    let sawAbort: (() => void) | undefined;
+    const aborted = new Promise<void>((resolve) => {
+      sawAbort = resolve;
+    });
+    run.registerTool(
+      defineTool({
+        name: "slow",
+        title: "slow",
+        tier: "read",
+        needs: [],
+        parallelSafe: true,
+        description: "waits until cancelled",
+        input: {},
+        output: {},
+        run: (_args, ctx) =>
+          new Promise((_, reject) => {
+            ctx.signal.addEventListener("abort", () => {
+              sawAbort?.();
+              reject(ctx.signal.reason);
+            });
+          }),
+      }),
+    );
+    const client = await run.link({ surface: "readonly" });
+    const controller = new AbortController();
+    const pending = client.callTool({ name: "slow", arguments: {} }, undefined, {
+      signal: controller.signal,
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    controller.abort("the user pressed stop");
+    await expect(pending).rejects.toThrow();
+    await aborted;
+  });
+
+  it("progress notifications reach the client that asked for them", async () => {
+    const workdir = await workdirWith();
+    const run = track(await createRun({ workdir }));
+    run.registerTool(
+      defineTool({
+        name: "steps",
+        title: "steps",
+        tier: "read",
+        needs: [],
+        parallelSafe: true,
+        description: "reports progress",
+        input: {},
+        output: {},
+        run: async (_args, ctx) => {
+          for (let i = 1; i <= 3; i++) await ctx.progress({ progress: i, total: 3, message: `step ${i}` });
+          return { text: "done", structured: {} };
+        },
+      }),
+    );
+    const client = await run.link({ surface: "readonly" });
+    const seen: string[] = [];
+    await client.callTool({ name: "steps", arguments: {} }, undefined, {
+      onprogress: (p) => seen.push(`${p.progress}/${p.total} ${p.message}`),
+    });
+    expect(seen).toEqual(["1/3 step 1", "2/3 step 2", "3/3 step 3"]);
+  });
+
+  it("bad arguments name the argument and what the tool takes, and suggest the near miss", async () => {
+    const workdir = await workdirWith();
+    const run = track(await createRun({ workdir, approver: "always" }));
+    const client = await run.link({ surface: "full" });
+    expect(textOf(await call(client, "write", { path: "a.txt", contents: "x" }))).toBe(
+      "Invalid arguments for write:\n- `content` is required (string)\n- unknown argument `contents` (did you mean `content`?)\nwrite takes: path, content. Nothing was done.",
+    );
+    expect(textOf(await call(client, "read", { path: "a.txt", offset: 0 }))).toMatch(
+      /^Invalid arguments for read:\n- `offset`: Too small/,
+    );
+    expect(await treeOf(workdir)).toEqual({});
+  });
+
+  it("a handler that throws, or returns output off its schema, is reported as runbound's fault", async () => {
+    const workdir = await workdirWith();
+    const run = track(await createRun({ workdir }));
+    const base = {
+      title: "t",
+      tier: "read",
+      needs: [],
+      parallelSafe: true,
+      description: "d",
+      input: {},
+    } as const;
+    run.registerTool(
+      defineTool({
+        ...base,
+        name: "crash",
+        output: {},
+        run: async () => {
+          throw new Error("disk on fire");
+        },
+      }),
+    );
+    run.registerTool(
+      defineTool({
+        ...base,
+        name: "liar",
+        output: { n: z.number() },
+        run: async () => ({ text: "", structured: { n: "one" as unknown as number } }),
+      }),
+    );
+    const client = await run.link({ surface: "readonly" });
+    expect(textOf(await call(client, "crash", {}))).toMatch(
+      /^crash failed inside runbound: disk on fire\. This is a fault of runbound/,
+    );
+    expect(textOf(await call(client, "liar", {}))).toMatch(
+      /^liar failed inside runbound: its result does not match its own output schema/,
+    );
+  });
+});

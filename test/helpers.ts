@@ -1,0 +1,61 @@
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterEach } from "vitest";
+import type { Run } from "../src/index.js";
+
+const cleanups: (() => Promise<void>)[] = [];
+
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+/** A fresh folder with `files` in it, removed after the test. */
+export async function workdirWith(files: Record<string, string> = {}): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "runbound-test-"));
+  for (const [name, content] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
+    await writeFile(path.join(dir, name), content);
+  }
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Disposes the run after the test. */
+export function track<T extends Run>(run: T): T {
+  cleanups.push(() => run.dispose());
+  return run;
+}
+
+/** Every file under `dir` with its content: compare before and after to prove nothing changed on disk. */
+export async function treeOf(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const walk = async (sub: string) => {
+    for (const entry of await readdir(path.join(dir, sub), { withFileTypes: true })) {
+      const rel = path.join(sub, entry.name);
+      if (entry.isDirectory()) await walk(rel);
+      else if (entry.isSymbolicLink()) out[rel] = "<symlink>";
+      else out[rel] = await readFile(path.join(dir, rel), "utf8");
+    }
+  };
+  await walk("");
+  return out;
+}
+
+export async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+export function textOf(result: CallToolResult): string {
+  return result.content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("\n");
+}
+
+export async function toolNames(client: Client): Promise<string[]> {
+  return (await client.listTools()).tools.map((t) => t.name).sort();
+}

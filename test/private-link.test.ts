@@ -1,0 +1,70 @@
+import { readdir, readFile, readlink } from "node:fs/promises";
+import net from "node:net";
+import { describe, expect, it } from "vitest";
+import { createRun, ProgrammaticQuestionPort } from "../src/index.js";
+import { call, track, workdirWith } from "./helpers.js";
+
+/** Inodes of the sockets this process holds that are listening (TCP, TCP6, UDP bound, or Unix). */
+async function listeningSocketsOfThisProcess(): Promise<string[]> {
+  const mine = new Set<string>();
+  for (const fd of await readdir("/proc/self/fd")) {
+    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => "");
+    const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+    if (inode) mine.add(inode);
+  }
+  const listening: string[] = [];
+  for (const table of ["tcp", "tcp6"]) {
+    for (const row of (await readFile(`/proc/net/${table}`, "utf8")).split("\n").slice(1)) {
+      const cols = row.trim().split(/\s+/);
+      if (cols[3] === "0A" && cols[9] && mine.has(cols[9])) listening.push(`${table}:${cols[9]}`);
+    }
+  }
+  for (const row of (await readFile("/proc/net/unix", "utf8")).split("\n").slice(1)) {
+    const cols = row.trim().split(/\s+/);
+    // Flags 00010000 = __SO_ACCEPTCON: a listening Unix socket.
+    if (cols[3] === "00010000" && cols[6] && mine.has(cols[6])) listening.push(`unix:${cols[6]}`);
+  }
+  return listening;
+}
+
+describe("the private in-memory link", () => {
+  it("sees a real listener when there is one (the probe works)", async () => {
+    const server = net.createServer().listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    try {
+      expect((await listeningSocketsOfThisProcess()).length).toBeGreaterThan(0);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it("creating runs, linking every surface and calling tools opens no listening socket", async () => {
+    const before = await listeningSocketsOfThisProcess();
+    const listens: unknown[] = [];
+    const originalListen = net.Server.prototype.listen;
+    net.Server.prototype.listen = function (this: net.Server, ...args: unknown[]) {
+      listens.push(args);
+      return (originalListen as (...a: unknown[]) => net.Server).apply(this, args);
+    } as typeof net.Server.prototype.listen;
+    try {
+      for (let i = 0; i < 3; i++) {
+        const workdir = await workdirWith({ "a.txt": "a\n" });
+        const port = new ProgrammaticQuestionPort();
+        port.onQuestion((q) => q.answer({ choices: [1] }));
+        const run = track(await createRun({ workdir, conversationId: `c${i}`, questions: port }));
+        for (const surface of ["full", "plan", "readonly"] as const) {
+          const client = await run.link({ surface });
+          await client.listTools();
+          await call(client, "read", { path: "a.txt" });
+          await call(client, "ask_user", { question: "ok?", options: [{ label: "yes" }] });
+        }
+        await call(await run.link({ surface: "full" }), "write", { path: "b.txt", content: "b" });
+        run.mcpServer({ surface: "plan" });
+      }
+      expect(listens).toEqual([]);
+      expect(await listeningSocketsOfThisProcess()).toEqual(before);
+    } finally {
+      net.Server.prototype.listen = originalListen;
+    }
+  });
+});
