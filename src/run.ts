@@ -196,7 +196,7 @@ export class Run {
       args,
       surface: checkSurface(options.surface),
       caller: options.caller ?? "bridge",
-      signal: options.signal ?? new AbortController().signal,
+      signal: options.signal ? AbortSignal.any([options.signal, this.#ended.signal]) : this.#ended.signal,
     });
   }
 
