@@ -20,10 +20,14 @@ const output = { n: z.number().int() };
 
 async function bareClient(): Promise<Client> {
   const server = new McpServer({ name: "bare", version: "0" });
-  server.registerTool("noop", { description: "no-op", inputSchema: input, outputSchema: output }, async ({ n }) => ({
-    content: [{ type: "text", text: "ok" }],
-    structuredContent: { n },
-  }));
+  server.registerTool(
+    "noop",
+    { description: "no-op", inputSchema: input, outputSchema: output },
+    async ({ n }) => ({
+      content: [{ type: "text", text: "ok" }],
+      structuredContent: { n },
+    }),
+  );
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(b);
   const client = new Client({ name: "bench", version: "0" });
