@@ -103,7 +103,7 @@ async function withAfterWrite(
       try {
         const extra = await hook.run(output.written, deps.runSignal);
         if (extra) {
-          texts.push(extra.text);
+          if (extra.text) texts.push(extra.text);
           structured[hook.key] = extra.value;
         }
       } catch (error) {

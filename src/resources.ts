@@ -5,6 +5,7 @@
  * Later resources (language servers, grammars, debug sessions, kernels, workers) add their key here.
  */
 import type { FileStore } from "./files/store.js";
+import type { Lsp } from "./lsp/service.js";
 import type { QuestionDesk } from "./questions/desk.js";
 
 export interface Resources {
@@ -12,6 +13,8 @@ export interface Resources {
   files: FileStore;
   /** A question port plus the target space where its cards are shown. */
   questions: QuestionDesk;
+  /** The language-server supervisor (servers start lazily), the diagnostics journal. */
+  lsp: Lsp;
   /** The conversation this run belongs to (some resources are per conversation). */
   conversation: string;
 }

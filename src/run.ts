@@ -12,6 +12,9 @@ import { errorMessage } from "./errors.js";
 import { FileStore } from "./files/store.js";
 import { createDispatcher, errorResult } from "./gate.js";
 import { Lanes } from "./lanes.js";
+import { afterWriteDiagnosticsSchema } from "./lsp/schema.js";
+import { Lsp } from "./lsp/service.js";
+import type { LspOptions } from "./lsp/supervisor.js";
 import { ProcessTracker } from "./proc/tracker.js";
 import type { QuestionPort } from "./questions/card.js";
 import { QuestionDesk } from "./questions/desk.js";
@@ -43,6 +46,8 @@ export interface RunOptions {
   readonly conversationId?: string;
   /** runbound's read/write/edit/apply_patch. Default true; false when the harness brings its own. */
   readonly files?: boolean;
+  /** Language servers (lsp, lsp_rename, diagnostics on write). Default true; no server starts until needed. */
+  readonly lsp?: boolean | LspOptions;
   /** A port to a person (+ target space): wires ask_user, and permission cards when no approver is given. */
   readonly questions?: QuestionPort | QuestionsOption;
   /** Decides write/exec calls on a full surface. Absent → permission cards via `questions`, else fail closed. */
@@ -93,6 +98,15 @@ export class Run {
     this.conversationId = options.conversationId;
     if (options.conversationId) this.#resources.conversation = options.conversationId;
     if (options.files !== false) this.#resources.files = new FileStore(workdir);
+    if (options.lsp !== false) {
+      const lsp = new Lsp(workdir, this.processes, typeof options.lsp === "object" ? options.lsp : {});
+      this.#resources.lsp = lsp;
+      this.#hooks.push({
+        key: "diagnostics",
+        schema: afterWriteDiagnosticsSchema,
+        run: (paths, signal) => lsp.afterWrite(paths, signal),
+      });
+    }
     const questions =
       options.questions && ("port" in options.questions ? options.questions : { port: options.questions });
     const space = questions?.space ?? options.conversationId;
@@ -216,6 +230,7 @@ export class Run {
       await mounted.server.close().catch(() => undefined);
     }
     this.#servers.clear();
+    await this.#resources.lsp?.dispose().catch(() => undefined);
     await this.processes.killAll();
   }
 

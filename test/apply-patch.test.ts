@@ -7,7 +7,7 @@ import { call, textOf, track, treeOf, workdirWith } from "./helpers.js";
 
 async function patchClient(files: Record<string, string>) {
   const workdir = await workdirWith(files);
-  const run = track(await createRun({ workdir, approver: "always" }));
+  const run = track(await createRun({ workdir, approver: "always", lsp: false }));
   const client = await run.link({ surface: "full" });
   return { workdir, patch: (patch: string) => call(client, "apply_patch", { patch }) };
 }

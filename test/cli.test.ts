@@ -13,8 +13,8 @@ describe("npm start: the tour", () => {
     const lines: string[] = [];
     await runTour((line) => lines.push(line));
     const transcript = lines.join("\n");
-    expect(transcript).toMatch(/^full +read · write\* · edit\* · apply_patch\* · ask_user$/m);
-    expect(transcript).toMatch(/^plan +read · ask_user$/m);
+    expect(transcript).toMatch(/^full +read · write\* · edit\* · apply_patch\* · ask_user · lsp$/m);
+    expect(transcript).toMatch(/^plan +read · ask_user · lsp$/m);
     for (const tool of ["read", "write", "edit", "apply_patch", "ask_user"])
       expect(transcript).toContain(`▶ full › ${tool} `);
     expect(transcript).toContain("Applied the patch: 2 files changed.");

@@ -6,7 +6,7 @@ import { call, textOf, track, treeOf, workdirWith } from "./helpers.js";
 
 async function fileClient(files: Record<string, string> = {}) {
   const workdir = await workdirWith(files);
-  const run = track(await createRun({ workdir, approver: "always" }));
+  const run = track(await createRun({ workdir, approver: "always", lsp: false }));
   return { workdir, client: await run.link({ surface: "full" }), run };
 }
 

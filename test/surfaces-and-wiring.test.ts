@@ -24,11 +24,12 @@ describe("each surface lists the tools its tier allows", () => {
       "apply_patch",
       "ask_user",
       "edit",
+      "lsp",
       "read",
       "write",
     ]);
-    expect(await toolNames(await run.link({ surface: "plan" }))).toEqual(["ask_user", "read"]);
-    expect(await toolNames(await run.link({ surface: "readonly" }))).toEqual(["ask_user", "read"]);
+    expect(await toolNames(await run.link({ surface: "plan" }))).toEqual(["ask_user", "lsp", "read"]);
+    expect(await toolNames(await run.link({ surface: "readonly" }))).toEqual(["ask_user", "lsp", "read"]);
   });
 
   it("marks read-tier tools read-only and write-tier tools destructive for the client", async () => {
@@ -85,14 +86,25 @@ describe("a crafted call for a tool the surface does not list is refused at disp
     const { run } = await everything();
     const result = await call(await run.link({ surface: "plan" }), "bash", { command: "ls" });
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toBe('There is no tool named "bash". This surface has: read, ask_user.');
+    expect(textOf(result)).toBe('There is no tool named "bash". This surface has: read, ask_user, lsp.');
   });
 });
 
 describe("registration follows wiring", () => {
+  it("lsp: false leaves out lsp; it is wired by default (no server starts until a call needs one)", async () => {
+    const workdir = await workdirWith();
+    const off = track(await createRun({ workdir, lsp: false }));
+    const on = track(await createRun({ workdir }));
+    expect(off.tools("full")).not.toContain("lsp");
+    expect(on.tools("full")).toContain("lsp");
+    expect(on.processes.running()).toEqual([]);
+  });
+
   it("files: false leaves out read, write, edit and apply_patch, and says why when one is called", async () => {
     const workdir = await workdirWith();
-    const run = track(await createRun({ workdir, conversationId: "c1", files: false, approver: "always" }));
+    const run = track(
+      await createRun({ workdir, conversationId: "c1", files: false, lsp: false, approver: "always" }),
+    );
     const client = await run.link({ surface: "full" });
     expect(await toolNames(client)).toEqual([]);
     const result = await call(client, "read", { path: "x" });
@@ -108,10 +120,10 @@ describe("registration follows wiring", () => {
     const noSpace = track(await createRun({ workdir, questions: port }));
     const explicitSpace = track(await createRun({ workdir, questions: { port, space: "room-7" } }));
     const fromConversation = track(await createRun({ workdir, conversationId: "c1", questions: port }));
-    expect(noPort.tools("plan")).toEqual(["read"]);
-    expect(noSpace.tools("plan")).toEqual(["read"]);
-    expect(explicitSpace.tools("plan")).toEqual(["read", "ask_user"]);
-    expect(fromConversation.tools("plan")).toEqual(["read", "ask_user"]);
+    expect(noPort.tools("plan")).toEqual(["read", "lsp"]);
+    expect(noSpace.tools("plan")).toEqual(["read", "lsp"]);
+    expect(explicitSpace.tools("plan")).toEqual(["read", "ask_user", "lsp"]);
+    expect(fromConversation.tools("plan")).toEqual(["read", "ask_user", "lsp"]);
   });
 
   it("registerTool refuses a harness tool whose resources are not wired", async () => {

@@ -3,6 +3,7 @@ import type { AnyToolSpec } from "../registry.js";
 import { applyPatchTool } from "./apply-patch.js";
 import { askUserTool } from "./ask-user.js";
 import { editTool } from "./edit.js";
+import { lspTool } from "./lsp.js";
 import { readTool } from "./read.js";
 import { writeTool } from "./write.js";
 
@@ -12,4 +13,5 @@ export const BUILTIN_TOOLS: readonly AnyToolSpec[] = [
   editTool,
   applyPatchTool,
   askUserTool,
+  lspTool,
 ];

@@ -1,0 +1,130 @@
+/**
+ * The language servers runbound knows: which files each serves, the root markers that say "this is a project of
+ * mine", how its binary is found, its settings, and how to install it when it is missing.
+ */
+
+export interface BinaryCandidate {
+  /** A name looked up as the ladder says (project node_modules/.bin, .venv/bin, runbound's own, .tools, PATH). */
+  readonly name: string;
+  readonly args: readonly string[];
+  /** Also accept versioned names on PATH (`clangd-14`, `clangd-16`: the highest wins). */
+  readonly versioned?: boolean;
+  /** An absolute path resolved by runbound itself (embedded defaults shipped as npm dependencies). */
+  readonly embedded?: () => string | undefined;
+}
+
+export interface ServerSpec {
+  readonly id: string;
+  readonly name: string;
+  /** Extension (with dot) → LSP language id. */
+  readonly languages: Readonly<Record<string, string>>;
+  /** Files whose presence marks a root, nearest first while walking up from the file. */
+  readonly rootMarkers: readonly string[];
+  /** Tried in order; the first that resolves is used. */
+  readonly candidates: readonly BinaryCandidate[];
+  /** Answers to workspace/configuration, by section. */
+  readonly settings?: Readonly<Record<string, unknown>>;
+  readonly initializationOptions?: Readonly<Record<string, unknown>>;
+  /** How to get the binary, for `lsp status`. */
+  readonly install: string;
+}
+
+export type TypeScriptServer = "tsgo" | "typescript-language-server";
+
+export interface CatalogOptions {
+  /** Which TypeScript server serves TS/JS: TypeScript 7's native `tsc --lsp` (default) or the classic one. */
+  readonly typescript?: TypeScriptServer;
+  /** Embedded binaries runbound resolves from its own dependencies. */
+  readonly embedded: { tsgo(): string | undefined; tsserverPath(): string | undefined };
+}
+
+const TS_LANGUAGES = {
+  ".ts": "typescript",
+  ".mts": "typescript",
+  ".cts": "typescript",
+  ".tsx": "typescriptreact",
+  ".js": "javascript",
+  ".mjs": "javascript",
+  ".cjs": "javascript",
+  ".jsx": "javascriptreact",
+};
+
+export function catalog(options: CatalogOptions): ServerSpec[] {
+  const typescript: ServerSpec =
+    options.typescript === "typescript-language-server"
+      ? {
+          id: "typescript-language-server",
+          name: "typescript-language-server (TypeScript 6)",
+          languages: TS_LANGUAGES,
+          rootMarkers: ["tsconfig.json", "jsconfig.json", "package.json"],
+          candidates: [{ name: "typescript-language-server", args: ["--stdio"] }],
+          initializationOptions: { tsserver: { path: options.embedded.tsserverPath() } },
+          install:
+            "npm install typescript-language-server typescript@6 (runbound ships both as dependencies)",
+        }
+      : {
+          id: "tsgo",
+          name: "TypeScript 7 (tsc --lsp)",
+          languages: TS_LANGUAGES,
+          rootMarkers: ["tsconfig.json", "jsconfig.json", "package.json"],
+          candidates: [{ name: "tsgo", args: ["--lsp", "--stdio"], embedded: options.embedded.tsgo }],
+          install: "npm install typescript@7 (runbound ships it as a dependency)",
+        };
+  return [
+    {
+      id: "pyright",
+      name: "Pyright",
+      languages: { ".py": "python", ".pyi": "python" },
+      rootMarkers: ["pyproject.toml", "pyrightconfig.json", "setup.py", "setup.cfg", "requirements.txt"],
+      candidates: [{ name: "pyright-langserver", args: ["--stdio"] }],
+      settings: { python: { analysis: { diagnosticMode: "openFilesOnly", autoSearchPaths: true } } },
+      install: "npm install pyright (runbound ships it as a dependency)",
+    },
+    typescript,
+    {
+      id: "gopls",
+      name: "gopls",
+      languages: { ".go": "go" },
+      rootMarkers: ["go.work", "go.mod"],
+      candidates: [{ name: "gopls", args: [] }],
+      install: "go install golang.org/x/tools/gopls@v0.23.0 (runbound's setup puts it in .tools/go/bin)",
+    },
+    {
+      id: "clangd",
+      name: "clangd",
+      languages: {
+        ".c": "c",
+        ".h": "c",
+        ".cc": "cpp",
+        ".cpp": "cpp",
+        ".cxx": "cpp",
+        ".hpp": "cpp",
+        ".hh": "cpp",
+      },
+      rootMarkers: ["compile_commands.json", "compile_flags.txt", "CMakeLists.txt", ".clangd"],
+      candidates: [{ name: "clangd", args: ["--background-index=false"], versioned: true }],
+      install: "apt-get install clangd (Debian), or a clangd-NN package",
+    },
+    {
+      id: "rust-analyzer",
+      name: "rust-analyzer",
+      languages: { ".rs": "rust" },
+      rootMarkers: ["Cargo.toml"],
+      candidates: [{ name: "rust-analyzer", args: [] }],
+      install: "rustup component add rust-analyzer",
+    },
+    {
+      id: "dart",
+      name: "Dart analysis server",
+      languages: { ".dart": "dart" },
+      rootMarkers: ["pubspec.yaml"],
+      candidates: [{ name: "dart", args: ["language-server", "--protocol=lsp"] }],
+      install: "install the Dart SDK (https://dart.dev/get-dart) so that `dart` is on PATH",
+    },
+  ];
+}
+
+export function languageOf(spec: ServerSpec, file: string): string | undefined {
+  const dot = file.lastIndexOf(".");
+  return dot === -1 ? undefined : spec.languages[file.slice(dot).toLowerCase()];
+}

@@ -1,0 +1,397 @@
+/**
+ * One language-server process and its JSON-RPC connection. It answers the requests a real client must, tracks the
+ * documents it opened and the diagnostics the server pushed, and gives every request a deadline: on timeout the
+ * request is cancelled ($/cancelRequest) and counted, so the supervisor can restart a server that stopped answering.
+ */
+import { readFile } from "node:fs/promises";
+import { pathToFileURL } from "node:url";
+import {
+  CancellationTokenSource,
+  createMessageConnection,
+  type MessageConnection,
+  ResponseError,
+  StreamMessageReader,
+  StreamMessageWriter,
+} from "vscode-jsonrpc/node.js";
+import type {
+  Diagnostic,
+  InitializeResult,
+  PublishDiagnosticsParams,
+  ServerCapabilities,
+  WorkDoneProgressBegin,
+  WorkDoneProgressEnd,
+  WorkDoneProgressReport,
+} from "vscode-languageserver-protocol";
+import type { ProcessTracker, TrackedProcess } from "../proc/tracker.js";
+import type { ServerSpec } from "./catalog.js";
+import type { Resolved } from "./resolve.js";
+
+export type ServerState = "starting" | "indexing" | "ready" | "crashed" | "stopped";
+
+export class RequestTimeout extends Error {
+  override readonly name = "TimeoutError";
+}
+
+export interface PushedDiagnostics {
+  readonly version: number | undefined;
+  readonly items: Diagnostic[];
+  /** Monotonic sequence number of the publish, to tell "newer than" without clocks. */
+  readonly seq: number;
+}
+
+export interface OpenDocument {
+  readonly uri: string;
+  version: number;
+  text: string;
+}
+
+const LOG_LINES = 40;
+
+export class LspClient {
+  readonly spec: ServerSpec;
+  readonly root: string;
+  readonly resolved: Resolved;
+  state: ServerState = "starting";
+  lastError: string | undefined;
+  capabilities: ServerCapabilities = {};
+  /** "utf-16" unless the server chose otherwise. */
+  encoding = "utf-16";
+  consecutiveTimeouts = 0;
+  readonly documents = new Map<string, OpenDocument>();
+  readonly pushed = new Map<string, PushedDiagnostics>();
+  /** Dynamic registrations by id (a server may unregister one id and keep another for the same method). */
+  readonly #registrations = new Map<string, string>();
+  readonly #progress = new Map<string | number, string>();
+  readonly #log: string[] = [];
+  readonly #listeners = new Set<() => void>();
+  #seq = 0;
+  #connection: MessageConnection | undefined;
+  #process: TrackedProcess | undefined;
+  #onExit: ((client: LspClient) => void) | undefined;
+
+  constructor(spec: ServerSpec, root: string, resolved: Resolved) {
+    this.spec = spec;
+    this.root = root;
+    this.resolved = resolved;
+  }
+
+  get pid(): number | undefined {
+    return this.#process?.pid;
+  }
+
+  /** The active work-done progress titles (indexing, loading). */
+  get progressTitles(): string[] {
+    return [...this.#progress.values()];
+  }
+
+  get log(): readonly string[] {
+    return this.#log;
+  }
+
+  supportsPull(): boolean {
+    return (
+      this.capabilities.diagnosticProvider !== undefined ||
+      [...this.#registrations.values()].includes("textDocument/diagnostic")
+    );
+  }
+
+  async start(
+    processes: ProcessTracker,
+    onExit: (client: LspClient) => void,
+    timeoutMs: number,
+  ): Promise<void> {
+    this.#onExit = onExit;
+    const proc = processes.spawn(
+      `${this.spec.id} language server`,
+      this.resolved.command,
+      this.resolved.args,
+      {
+        cwd: this.root,
+        stdio: ["pipe", "pipe", "pipe"],
+      },
+    );
+    this.#process = proc;
+    proc.child.stderr?.on("data", (chunk: Buffer) => this.#remember(chunk.toString()));
+    const connection = createMessageConnection(
+      new StreamMessageReader(proc.child.stdout!),
+      new StreamMessageWriter(proc.child.stdin!),
+    );
+    this.#connection = connection;
+    this.#answerServerRequests(connection);
+    // After a crash, requests in flight never settle unless the connection is disposed (measured with kill -9).
+    connection.onClose(() => this.#ended("the connection closed"));
+    connection.onError(([error]) => this.#remember(`connection error: ${error.message}`));
+    proc.exited.then(({ code, signal }) => this.#ended(`the process exited (${signal ?? `code ${code}`})`));
+    connection.listen();
+    const rootUri = pathToFileURL(this.root).href;
+    const result = await this.request<InitializeResult>(
+      "initialize",
+      {
+        processId: process.pid,
+        clientInfo: { name: "runbound" },
+        rootUri,
+        rootPath: this.root,
+        workspaceFolders: [{ uri: rootUri, name: this.root.split("/").pop() ?? "root" }],
+        initializationOptions: this.spec.initializationOptions,
+        capabilities: CLIENT_CAPABILITIES,
+      },
+      timeoutMs,
+    );
+    this.capabilities = result.capabilities;
+    this.encoding = result.capabilities.positionEncoding ?? "utf-16";
+    await connection.sendNotification("initialized", {});
+    if (this.state === "starting") this.state = this.#progress.size ? "indexing" : "ready";
+  }
+
+  /** Sends a request with a deadline; a timeout cancels it on the server and counts toward a restart. */
+  async request<R>(method: string, params: unknown, timeoutMs: number, signal?: AbortSignal): Promise<R> {
+    const connection = this.#connection;
+    if (!connection || this.state === "crashed" || this.state === "stopped") {
+      throw new Error(
+        `the ${this.spec.id} server is ${this.state}${this.lastError ? ` (${this.lastError})` : ""}`,
+      );
+    }
+    const source = new CancellationTokenSource();
+    let timer: NodeJS.Timeout | undefined;
+    const onAbort = () => source.cancel();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      const result = await Promise.race([
+        connection.sendRequest<R>(method, params, source.token),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            source.cancel();
+            reject(new RequestTimeout(`${this.spec.id} did not answer ${method} within ${timeoutMs} ms`));
+          }, timeoutMs);
+        }),
+      ]);
+      this.consecutiveTimeouts = 0;
+      return result;
+    } catch (error) {
+      if (error instanceof RequestTimeout) this.consecutiveTimeouts++;
+      if (signal?.aborted) throw signal.reason;
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      source.dispose();
+    }
+  }
+
+  notify(method: string, params: unknown): Promise<void> {
+    if (!this.#connection) return Promise.resolve();
+    return this.#connection.sendNotification(method, params);
+  }
+
+  /**
+   * Opens the file or sends its current content (didOpen, or didChange + didSave when it changed). Returns the
+   * version the server now has and the publish sequence before the sync (the baseline for push waits).
+   */
+  async sync(
+    file: string,
+    languageId: string,
+  ): Promise<{ uri: string; version: number; changed: boolean; baseline: number }> {
+    const uri = pathToFileURL(file).href;
+    const text = await readFile(file, "utf8");
+    const baseline = this.#seq;
+    const doc = this.documents.get(uri);
+    if (!doc) {
+      this.documents.set(uri, { uri, version: 1, text });
+      await this.notify("textDocument/didOpen", { textDocument: { uri, languageId, version: 1, text } });
+      return { uri, version: 1, changed: true, baseline };
+    }
+    if (doc.text === text) return { uri, version: doc.version, changed: false, baseline };
+    doc.version += 1;
+    doc.text = text;
+    await this.notify("textDocument/didChange", {
+      textDocument: { uri, version: doc.version },
+      contentChanges: [{ text }],
+    });
+    const save = this.capabilities.textDocumentSync;
+    if (typeof save === "object" && save.save) {
+      const includeText = typeof save.save === "object" && save.save.includeText;
+      await this.notify("textDocument/didSave", { textDocument: { uri }, ...(includeText ? { text } : {}) });
+    }
+    return { uri, version: doc.version, changed: true, baseline };
+  }
+
+  async close(uri: string): Promise<void> {
+    if (this.documents.delete(uri)) await this.notify("textDocument/didClose", { textDocument: { uri } });
+  }
+
+  /** Resolves on the next publish (or progress change) — for waits that re-check a condition. */
+  changed(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.#listeners.delete(done);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      this.#listeners.add(done);
+      signal.addEventListener("abort", done, { once: true });
+    });
+  }
+
+  /** shutdown + exit within a deadline; the process tree is ended by the caller (the supervisor's tracker). */
+  async stop(timeoutMs = 2000): Promise<void> {
+    if (this.state === "stopped") return;
+    const wasLive = this.state !== "crashed";
+    this.state = "stopped";
+    const connection = this.#connection;
+    if (connection && wasLive) {
+      try {
+        await Promise.race([
+          connection.sendRequest("shutdown"),
+          new Promise((r) => setTimeout(r, timeoutMs)),
+        ]);
+        await connection.sendNotification("exit");
+      } catch {
+        // a server that cannot shut down is killed below
+      }
+    }
+    connection?.dispose();
+    this.#connection = undefined;
+    this.#wake();
+  }
+
+  get process(): TrackedProcess | undefined {
+    return this.#process;
+  }
+
+  #ended(reason: string): void {
+    if (this.state === "stopped" || this.state === "crashed") return;
+    this.state = "crashed";
+    const tail = this.#log.slice(-3).join(" | ");
+    this.lastError = tail ? `${reason}; last output: ${tail}` : reason;
+    this.#connection?.dispose();
+    this.#connection = undefined;
+    this.#wake();
+    this.#onExit?.(this);
+  }
+
+  #remember(text: string): void {
+    for (const line of text.split("\n")) {
+      const trimmed = line.trim();
+      if (!trimmed) continue;
+      this.#log.push(trimmed.length > 300 ? `${trimmed.slice(0, 300)}…` : trimmed);
+    }
+    if (this.#log.length > LOG_LINES) this.#log.splice(0, this.#log.length - LOG_LINES);
+  }
+
+  #wake(): void {
+    for (const listener of [...this.#listeners]) listener();
+  }
+
+  #answerServerRequests(connection: MessageConnection): void {
+    connection.onRequest("workspace/configuration", (params: { items: { section?: string }[] }) =>
+      params.items.map((item) => lookup(this.spec.settings ?? {}, item.section)),
+    );
+    connection.onRequest(
+      "client/registerCapability",
+      (params: { registrations: { id: string; method: string; registerOptions?: unknown }[] }) => {
+        for (const r of params.registrations) this.#registrations.set(r.id, r.method);
+        this.#wake();
+        return null;
+      },
+    );
+    connection.onRequest("client/unregisterCapability", (params: { unregisterations: { id: string }[] }) => {
+      for (const r of params.unregisterations) this.#registrations.delete(r.id);
+      return null;
+    });
+    connection.onRequest("workspace/workspaceFolders", () => [
+      { uri: pathToFileURL(this.root).href, name: this.root.split("/").pop() ?? "root" },
+    ]);
+    connection.onRequest("window/workDoneProgress/create", () => null);
+    connection.onRequest("window/showMessageRequest", () => null);
+    connection.onRequest("window/showDocument", () => ({ success: false }));
+    connection.onRequest("workspace/applyEdit", () => ({
+      applied: false,
+      failureReason: "runbound applies edits itself, after checking the files",
+    }));
+    connection.onRequest((method: string) => {
+      // Every */refresh request: the client re-asks when it next needs the data.
+      if (method.endsWith("/refresh")) return null;
+      return new ResponseError(-32601, `runbound does not handle ${method}`);
+    });
+    connection.onNotification("textDocument/publishDiagnostics", (params: PublishDiagnosticsParams) => {
+      this.#seq += 1;
+      this.pushed.set(params.uri, { version: params.version, items: params.diagnostics, seq: this.#seq });
+      this.#wake();
+    });
+    connection.onNotification(
+      "$/progress",
+      (params: {
+        token: string | number;
+        value: WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd;
+      }) => {
+        const value = params.value;
+        if (value.kind === "begin") this.#progress.set(params.token, value.title);
+        if (value.kind === "end") this.#progress.delete(params.token);
+        if (this.state === "ready" || this.state === "indexing")
+          this.state = this.#progress.size ? "indexing" : "ready";
+        this.#wake();
+      },
+    );
+    connection.onNotification("window/logMessage", (params: { type: number; message: string }) => {
+      if (params.type <= 2) this.#remember(params.message);
+    });
+    connection.onNotification("window/showMessage", (params: { message: string }) =>
+      this.#remember(params.message),
+    );
+    connection.onNotification(() => undefined);
+  }
+}
+
+function lookup(settings: Readonly<Record<string, unknown>>, section: string | undefined): unknown {
+  if (!section) return settings;
+  let node: unknown = settings;
+  for (const key of section.split(".")) {
+    if (node === null || typeof node !== "object") return null;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node ?? null;
+}
+
+const CLIENT_CAPABILITIES = {
+  general: { positionEncodings: ["utf-16"] },
+  window: { workDoneProgress: true, showMessage: {}, showDocument: { support: false } },
+  workspace: {
+    configuration: true,
+    workspaceFolders: true,
+    applyEdit: false,
+    workspaceEdit: { documentChanges: true, resourceOperations: ["create", "rename", "delete"] },
+    symbol: { dynamicRegistration: false },
+    diagnostics: { refreshSupport: true },
+    didChangeWatchedFiles: { dynamicRegistration: true },
+  },
+  textDocument: {
+    synchronization: { didSave: true, willSave: false, dynamicRegistration: false },
+    publishDiagnostics: { versionSupport: true, relatedInformation: false, codeDescriptionSupport: true },
+    diagnostic: { dynamicRegistration: true, relatedDocumentSupport: false },
+    definition: { linkSupport: true },
+    typeDefinition: { linkSupport: true },
+    implementation: { linkSupport: true },
+    references: {},
+    hover: { contentFormat: ["markdown", "plaintext"] },
+    documentSymbol: { hierarchicalDocumentSymbolSupport: true },
+    codeAction: {
+      codeActionLiteralSupport: {
+        codeActionKind: {
+          valueSet: [
+            "",
+            "quickfix",
+            "refactor",
+            "refactor.extract",
+            "refactor.inline",
+            "refactor.rewrite",
+            "source",
+            "source.organizeImports",
+            "source.fixAll",
+          ],
+        },
+      },
+      isPreferredSupport: true,
+    },
+    rename: { prepareSupport: true },
+  },
+} as const;

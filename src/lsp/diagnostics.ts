@@ -1,0 +1,154 @@
+/**
+ * Fresh diagnostics for one file, by what the server can do: pull (textDocument/diagnostic) when advertised; else
+ * wait for a push carrying the version just sent; else for a push newer than the sync plus a short settle. Every
+ * answer says how fresh it is — a deadline that passed is "stale", never "clean".
+ */
+import { fileURLToPath } from "node:url";
+import type { Diagnostic, DocumentDiagnosticReport } from "vscode-languageserver-protocol";
+import type { LspClient } from "./client.js";
+
+export type Freshness = "fresh" | "stale" | "not ready";
+
+export interface FileDiagnostics {
+  readonly file: string;
+  readonly items: Diagnostic[];
+  readonly freshness: Freshness;
+  /** Why not fresh: the deadline, or the server's progress title while indexing. */
+  readonly why?: string;
+}
+
+const SETTLE_MS = 150;
+
+export async function diagnosticsOf(
+  client: LspClient,
+  file: string,
+  languageId: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<FileDiagnostics> {
+  const sync = await client.sync(file, languageId);
+  const deadline = Date.now() + timeoutMs;
+  const pull = async (): Promise<FileDiagnostics> => {
+    try {
+      const report = await client.request<DocumentDiagnosticReport>(
+        "textDocument/diagnostic",
+        { textDocument: { uri: sync.uri } },
+        Math.max(1, deadline - Date.now()),
+        signal,
+      );
+      const items = report.kind === "full" ? report.items : (client.pushed.get(sync.uri)?.items ?? []);
+      return { file, items: meaningful(items), freshness: "fresh" };
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      return notFresh(
+        client,
+        file,
+        client.pushed.get(sync.uri)?.items ?? [],
+        `the pull did not finish: ${(error as Error).message}`,
+      );
+    }
+  };
+  if (client.supportsPull()) return pull();
+  const abort = new AbortController();
+  const stop = () => abort.abort();
+  signal?.addEventListener("abort", stop, { once: true });
+  const timer = setTimeout(stop, Math.max(0, deadline - Date.now()));
+  try {
+    for (;;) {
+      // Servers such as pyright register pull diagnostics only after initialize, and then stop pushing.
+      if (client.supportsPull()) return await pull();
+      const pushed = client.pushed.get(sync.uri);
+      if (pushed) {
+        if (pushed.version !== undefined && pushed.version === sync.version) {
+          return { file, items: meaningful(pushed.items), freshness: "fresh" };
+        }
+        if (pushed.version === undefined && (pushed.seq > sync.baseline || !sync.changed)) {
+          // No version to match: wait until the server has been quiet for a moment.
+          const settled = await quietFor(client, sync.uri, pushed.seq, abort.signal);
+          const latest = client.pushed.get(sync.uri)!;
+          if (settled) return { file, items: meaningful(latest.items), freshness: "fresh" };
+        }
+      }
+      if (abort.signal.aborted) break;
+      await client.changed(abort.signal);
+      if (client.state === "crashed" || client.state === "stopped") break;
+    }
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", stop);
+  }
+  if (signal?.aborted) throw signal.reason;
+  if (client.state === "crashed") {
+    return {
+      file,
+      items: [],
+      freshness: "stale",
+      why: `the ${client.spec.id} server crashed (${client.lastError ?? "no output"})`,
+    };
+  }
+  return notFresh(
+    client,
+    file,
+    client.pushed.get(sync.uri)?.items ?? [],
+    `${client.spec.id} did not publish diagnostics for this version within ${timeoutMs} ms`,
+  );
+}
+
+function notFresh(client: LspClient, file: string, items: Diagnostic[], why: string): FileDiagnostics {
+  const titles = client.progressTitles;
+  if (client.state === "indexing" || titles.length) {
+    return {
+      file,
+      items: meaningful(items),
+      freshness: "not ready",
+      why: `the server is busy: ${titles.join("; ") || "indexing"}`,
+    };
+  }
+  return { file, items: meaningful(items), freshness: "stale", why };
+}
+
+async function quietFor(client: LspClient, uri: string, seq: number, signal: AbortSignal): Promise<boolean> {
+  let last = seq;
+  for (;;) {
+    const quiet = new AbortController();
+    const timer = setTimeout(() => quiet.abort(), SETTLE_MS);
+    await client.changed(AbortSignal.any([quiet.signal, signal]));
+    clearTimeout(timer);
+    const now = client.pushed.get(uri)?.seq ?? last;
+    if (quiet.signal.aborted && now === last) return true;
+    if (signal.aborted) return false;
+    last = now;
+  }
+}
+
+/** Hints (severity 4: unused, deprecated styling) are editor decorations, not findings. */
+function meaningful(items: Diagnostic[]): Diagnostic[] {
+  return items.filter((d) => (d.severity ?? 1) <= 3);
+}
+
+export const SEVERITY = ["", "error", "warning", "info", "hint"] as const;
+
+export function severityName(d: Diagnostic): string {
+  return SEVERITY[d.severity ?? 1] ?? "error";
+}
+
+export function uriPath(uri: string): string {
+  return uri.startsWith("file:") ? fileURLToPath(uri) : uri;
+}
+
+export function sortDiagnostics(items: Diagnostic[]): Diagnostic[] {
+  return [...items].sort(
+    (a, b) => (a.severity ?? 1) - (b.severity ?? 1) || a.range.start.line - b.range.start.line,
+  );
+}
+
+export function formatDiagnostic(rel: string, d: Diagnostic): string {
+  const code =
+    d.code !== undefined && d.code !== ""
+      ? ` [${d.source ? `${d.source} ` : ""}${d.code}]`
+      : d.source
+        ? ` [${d.source}]`
+        : "";
+  const message = d.message.split("\n")[0] ?? "";
+  return `${rel}:${d.range.start.line + 1} ${severityName(d)}: ${message}${code}`;
+}

@@ -1,0 +1,108 @@
+/** Turns LSP results into what the model reads: relative paths, 1-based lines, one-line snippets. */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type {
+  Hover,
+  Location,
+  LocationLink,
+  MarkedString,
+  MarkupContent,
+} from "vscode-languageserver-protocol";
+import { uriPath } from "./diagnostics.js";
+
+export interface Place {
+  path: string;
+  line: number;
+  column: number;
+  snippet: string;
+}
+
+export class SnippetReader {
+  readonly #cache = new Map<string, string[] | undefined>();
+  constructor(readonly workdir: string) {}
+
+  rel(file: string): string {
+    const rel = path.relative(this.workdir, file);
+    return rel.startsWith("..") || path.isAbsolute(rel) ? file : rel;
+  }
+
+  line(file: string, line0: number): string {
+    if (!this.#cache.has(file)) {
+      try {
+        this.#cache.set(file, readFileSync(file, "utf8").split("\n"));
+      } catch {
+        this.#cache.set(file, undefined);
+      }
+    }
+    const text = (this.#cache.get(file)?.[line0] ?? "").trim();
+    return text.length > 160 ? `${text.slice(0, 160)}…` : text;
+  }
+
+  place(loc: Location | LocationLink): Place {
+    const uri = "targetUri" in loc ? loc.targetUri : loc.uri;
+    const range = "targetUri" in loc ? loc.targetSelectionRange : loc.range;
+    const file = uriPath(uri);
+    return {
+      path: this.rel(file),
+      line: range.start.line + 1,
+      column: range.start.character + 1,
+      snippet: this.line(file, range.start.line),
+    };
+  }
+}
+
+export function asLocations(
+  result: Location | Location[] | LocationLink[] | null | undefined,
+): (Location | LocationLink)[] {
+  if (!result) return [];
+  return Array.isArray(result) ? result : [result];
+}
+
+const HOVER_LINES = 30;
+const HOVER_CHARS = 2500;
+
+export function hoverText(hover: Hover | null): string {
+  if (!hover) return "";
+  const parts = Array.isArray(hover.contents) ? hover.contents : [hover.contents];
+  const text = parts
+    .map((p: MarkedString | MarkupContent) =>
+      typeof p === "string" ? p : "language" in p ? `\`\`\`${p.language}\n${p.value}\n\`\`\`` : p.value,
+    )
+    .join("\n\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+  const lines = text.split("\n");
+  let out = lines.slice(0, HOVER_LINES).join("\n");
+  if (out.length > HOVER_CHARS) out = out.slice(0, HOVER_CHARS);
+  return out.length < text.length ? `${out}\n… (trimmed)` : out;
+}
+
+export const SYMBOL_KINDS = [
+  "",
+  "file",
+  "module",
+  "namespace",
+  "package",
+  "class",
+  "method",
+  "property",
+  "field",
+  "constructor",
+  "enum",
+  "interface",
+  "function",
+  "variable",
+  "constant",
+  "string",
+  "number",
+  "boolean",
+  "array",
+  "object",
+  "key",
+  "null",
+  "enum member",
+  "struct",
+  "event",
+  "operator",
+  "type parameter",
+];

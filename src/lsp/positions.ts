@@ -1,0 +1,177 @@
+/**
+ * Positions are a 1-based line plus a symbol substring, never a column: a guessed column lands on another symbol
+ * of the same line. The symbol is found on that line — a whole identifier in code first, then a part of one, then
+ * inside a string or comment — and the answer says which occurrence and column were used. Columns are UTF-16
+ * code units (JavaScript string indices), as LSP's default encoding.
+ */
+import { ToolError } from "../errors.js";
+
+export type SyntaxFamily = "c" | "python";
+
+export interface Located {
+  /** 0-based line and UTF-16 character, for the server. */
+  readonly line: number;
+  readonly character: number;
+  /** The identifier the position points at. */
+  readonly identifier: string;
+  readonly occurrence: number;
+  readonly of: number;
+  /** Said when the match is not a whole identifier in code. */
+  readonly note?: string;
+}
+
+const IDENT = /[\p{L}\p{N}_$]/u;
+const IDENT_RUN = /[\p{L}\p{N}_$]+/gu;
+
+export function familyOf(languageId: string): SyntaxFamily {
+  return languageId === "python" ? "python" : "c";
+}
+
+/** true for each character of `text` that is code (not inside a string literal or a comment). */
+export function codeMask(text: string, family: SyntaxFamily): Uint8Array {
+  const mask = new Uint8Array(text.length).fill(1);
+  let i = 0;
+  const n = text.length;
+  const blank = (from: number, to: number) => mask.fill(0, from, Math.min(to, n));
+  while (i < n) {
+    const c = text[i];
+    const next = text[i + 1];
+    if (family === "c" && c === "/" && next === "/") {
+      const end = text.indexOf("\n", i);
+      blank(i, end === -1 ? n : end);
+      i = end === -1 ? n : end;
+    } else if (family === "c" && c === "/" && next === "*") {
+      const end = text.indexOf("*/", i + 2);
+      blank(i, end === -1 ? n : end + 2);
+      i = end === -1 ? n : end + 2;
+    } else if (family === "python" && c === "#") {
+      const end = text.indexOf("\n", i);
+      blank(i, end === -1 ? n : end);
+      i = end === -1 ? n : end;
+    } else if (c === '"' || c === "'" || (c === "`" && family === "c")) {
+      const triple = family === "python" && text.startsWith(c.repeat(3), i);
+      const close = triple ? c.repeat(3) : c;
+      let j = i + close.length;
+      // Single-quoted strings end at the line's end in every language we lex (unterminated = error anyway);
+      // backticks and triple quotes may span lines.
+      const multiline = triple || c === "`";
+      while (j < n && !text.startsWith(close, j)) {
+        if (text[j] === "\\") j++;
+        else if (text[j] === "\n" && !multiline) break;
+        j++;
+      }
+      const end = Math.min(n, j + (text.startsWith(close, j) ? close.length : 0));
+      blank(i, end);
+      i = end;
+    } else {
+      i++;
+    }
+  }
+  return mask;
+}
+
+export function locateSymbol(text: string, line: number, symbol: string, family: SyntaxFamily): Located {
+  if (!IDENT.test(symbol)) {
+    throw new ToolError(
+      `\`symbol\` "${symbol}" has no identifier in it; give the name as it appears on the line, e.g. "load".`,
+    );
+  }
+  const lines = text.split("\n");
+  if (line > lines.length) {
+    throw new ToolError(`\`line\` ${line} is past the end of the file (${lines.length} lines).`);
+  }
+  const mask = codeMask(text, family);
+  const starts: number[] = [];
+  let offset = 0;
+  for (const l of lines) {
+    starts.push(offset);
+    offset += l.length + 1;
+  }
+  const hits = occurrencesOn(lines, starts, mask, line - 1, symbol);
+  if (hits.length === 0) throw new ToolError(notOnLine(lines, starts, mask, line, symbol));
+  const best = Math.min(...hits.map((h) => h.rank));
+  const group = hits.filter((h) => h.rank === best);
+  const hit = group[0]!;
+  const lineText = lines[line - 1] ?? "";
+  // A symbol spanning several identifiers (cfg.load) targets the last one; a part of an identifier, the whole one.
+  const pieces = [...symbol.matchAll(IDENT_RUN)];
+  const last = pieces[pieces.length - 1]!;
+  let start = hit.index + (last.index ?? 0);
+  while (start > 0 && IDENT.test(lineText[start - 1] ?? "")) start--;
+  let end = start;
+  while (end < lineText.length && IDENT.test(lineText[end] ?? "")) end++;
+  const note =
+    best === 1
+      ? `"${symbol}" is part of the identifier "${lineText.slice(start, end)}"`
+      : best >= 2
+        ? `"${symbol}" was found only inside a string or comment on that line`
+        : undefined;
+  return {
+    line: line - 1,
+    character: start,
+    identifier: lineText.slice(start, end),
+    occurrence: 1,
+    of: group.length,
+    ...(note ? { note } : {}),
+  };
+}
+
+interface Hit {
+  readonly index: number;
+  readonly rank: number;
+}
+
+function occurrencesOn(
+  lines: string[],
+  starts: number[],
+  mask: Uint8Array,
+  row: number,
+  symbol: string,
+): Hit[] {
+  const text = lines[row] ?? "";
+  const hits: Hit[] = [];
+  for (let i = text.indexOf(symbol); i !== -1; i = text.indexOf(symbol, i + 1)) {
+    const end = i + symbol.length;
+    const whole =
+      (!IDENT.test(symbol[0] ?? "") || !IDENT.test(text[i - 1] ?? "")) &&
+      (!IDENT.test(symbol[symbol.length - 1] ?? "") || !IDENT.test(text[end] ?? ""));
+    const inCode = mask[(starts[row] ?? 0) + i] === 1;
+    hits.push({ index: i, rank: (inCode ? 0 : 2) + (whole ? 0 : 1) });
+  }
+  return hits;
+}
+
+function notOnLine(
+  lines: string[],
+  starts: number[],
+  mask: Uint8Array,
+  line: number,
+  symbol: string,
+): string {
+  const near: number[] = [];
+  for (let row = 0; row < lines.length; row++) {
+    if (occurrencesOn(lines, starts, mask, row, symbol).some((h) => h.rank === 0)) near.push(row + 1);
+  }
+  near.sort((a, b) => Math.abs(a - line) - Math.abs(b - line));
+  const quoted = (lines[line - 1] ?? "").trim();
+  const where = near.length
+    ? ` It occurs on line${near.length > 1 ? "s" : ""} ${near
+        .slice(0, 3)
+        .sort((a, b) => a - b)
+        .join(", ")}; use one of those as \`line\`.`
+    : " It does not occur as an identifier anywhere in this file.";
+  return `\`symbol\` "${symbol}" is not on line ${line}, which reads: ${quoted ? `"${quoted.length > 160 ? `${quoted.slice(0, 160)}…` : quoted}"` : "(an empty line)"}.${where}`;
+}
+
+/** Converts a UTF-16 column of `lineText` into the server's encoding, and back. */
+export function toEncoding(lineText: string, utf16: number, encoding: string): number {
+  if (encoding === "utf-8") return Buffer.byteLength(lineText.slice(0, utf16), "utf8");
+  if (encoding === "utf-32") return [...lineText.slice(0, utf16)].length;
+  return utf16;
+}
+
+export function fromEncoding(lineText: string, column: number, encoding: string): number {
+  if (encoding === "utf-8") return Buffer.from(lineText, "utf8").subarray(0, column).toString("utf8").length;
+  if (encoding === "utf-32") return [...lineText].slice(0, column).join("").length;
+  return column;
+}

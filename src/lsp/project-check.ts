@@ -1,0 +1,234 @@
+/**
+ * The project-wide check behind `lsp diagnostics "*"`: each language's own checker, run in each root found in the
+ * workdir, parsed into one shape. (No server here answers workspace/diagnostic for a whole project: TypeScript 7
+ * advertises workspaceDiagnostics: false, pyright has no pull at all; the checkers are what CI would run.)
+ */
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { runboundHome } from "../home.js";
+import type { ProcessTracker } from "../proc/tracker.js";
+import type { ServerSpec } from "./catalog.js";
+import { resolveBinary } from "./resolve.js";
+import type { DiagnosticRow } from "./service.js";
+
+export interface CheckRun {
+  readonly server: string;
+  readonly root: string;
+  readonly command: string;
+  readonly rows: DiagnosticRow[];
+  /** "fresh" when the checker finished; otherwise why not. */
+  readonly outcome: "fresh" | "timed out" | "failed" | "no checker";
+  readonly note?: string;
+}
+
+interface Checker {
+  readonly binary: string;
+  args(root: string): string[] | undefined;
+  /** Why it cannot run in this root, when args() says so. */
+  readonly needs?: string;
+  parse(out: string, root: string): DiagnosticRow[];
+}
+
+const sev = (s: string) => (/err/i.test(s) ? "error" : /warn/i.test(s) ? "warning" : "info");
+
+const CHECKERS: Record<string, Checker> = {
+  tsgo: {
+    binary: "tsgo",
+    args: (root) =>
+      existsSync(path.join(root, "tsconfig.json"))
+        ? ["--noEmit", "--pretty", "false", "-p", root]
+        : undefined,
+    needs: "a tsconfig.json",
+    parse: (out, root) =>
+      [...out.matchAll(/^(.+?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): (.*)$/gm)].map((m) => ({
+        path: path.resolve(root, m[1]!),
+        line: Number(m[2]),
+        column: Number(m[3]),
+        severity: sev(m[4]!),
+        code: m[5]!,
+        source: "tsc",
+        message: m[6]!,
+      })),
+  },
+  pyright: {
+    binary: "pyright",
+    args: () => ["--outputjson"],
+    parse: (out) => {
+      const json = JSON.parse(out.slice(out.indexOf("{"))) as {
+        generalDiagnostics?: {
+          file: string;
+          severity: string;
+          message: string;
+          rule?: string;
+          range?: { start: { line: number; character: number } };
+        }[];
+      };
+      return (json.generalDiagnostics ?? []).map((d) => ({
+        path: d.file,
+        line: (d.range?.start.line ?? 0) + 1,
+        column: (d.range?.start.character ?? 0) + 1,
+        severity: sev(d.severity),
+        ...(d.rule ? { code: d.rule } : {}),
+        source: "pyright",
+        message: d.message,
+      }));
+    },
+  },
+  gopls: {
+    binary: "go",
+    args: () => ["vet", "./..."],
+    parse: (out, root) =>
+      [...out.matchAll(/^(?:vet: )?(\.?[^\s:#][^:]*\.go):(\d+):(\d+): (.*)$/gm)].map((m) => ({
+        path: path.resolve(root, m[1]!),
+        line: Number(m[2]),
+        column: Number(m[3]),
+        severity: "error",
+        source: "go vet",
+        message: m[4]!,
+      })),
+  },
+  "rust-analyzer": {
+    binary: "cargo",
+    args: () => ["check", "--quiet", "--message-format=json"],
+    parse: (out, root) =>
+      out
+        .split("\n")
+        .filter((l) => l.startsWith("{"))
+        .flatMap((l) => {
+          const m = JSON.parse(l) as {
+            reason?: string;
+            message?: {
+              level: string;
+              message: string;
+              code?: { code: string } | null;
+              spans: { file_name: string; line_start: number; column_start: number; is_primary: boolean }[];
+            };
+          };
+          const span = m.message?.spans.find((s) => s.is_primary);
+          if (m.reason !== "compiler-message" || !m.message || !span) return [];
+          return [
+            {
+              path: path.resolve(root, span.file_name),
+              line: span.line_start,
+              column: span.column_start,
+              severity: sev(m.message.level),
+              ...(m.message.code ? { code: m.message.code.code } : {}),
+              source: "rustc",
+              message: m.message.message,
+            },
+          ];
+        }),
+  },
+  dart: {
+    binary: "dart",
+    args: () => ["analyze", "--format=machine"],
+    parse: (out) =>
+      out
+        .split("\n")
+        .map((l) => l.split("|"))
+        .filter((f) => f.length >= 8)
+        .map((f) => ({
+          path: f[3]!,
+          line: Number(f[4]),
+          column: Number(f[5]),
+          severity: sev(f[0]!),
+          code: f[2]!,
+          source: "dart",
+          message: f.slice(7).join("|"),
+        })),
+  },
+};
+
+const CHECK_TIMEOUT_MS = 180_000;
+const MAX_OUTPUT = 20 * 1024 * 1024;
+
+export async function runCheck(
+  spec: ServerSpec,
+  root: string,
+  workdir: string,
+  processes: ProcessTracker,
+  signal: AbortSignal,
+  tsgo: () => string | undefined,
+): Promise<CheckRun> {
+  const checker = CHECKERS[spec.id === "typescript-language-server" ? "tsgo" : spec.id];
+  if (!checker)
+    return {
+      server: spec.id,
+      root,
+      command: "",
+      rows: [],
+      outcome: "no checker",
+      note: `${spec.name} has no project-wide checker; ask for diagnostics per file`,
+    };
+  const args = checker.args(root);
+  if (!args)
+    return {
+      server: spec.id,
+      root,
+      command: "",
+      rows: [],
+      outcome: "no checker",
+      note: `the checker needs ${checker.needs}`,
+    };
+  const resolved = resolveBinary(
+    { name: checker.binary, args, ...(checker.binary === "tsgo" ? { embedded: tsgo } : {}) },
+    root,
+    workdir,
+    runboundHome(),
+  );
+  if (!resolved)
+    return {
+      server: spec.id,
+      root,
+      command: checker.binary,
+      rows: [],
+      outcome: "failed",
+      note: `${checker.binary} is not installed`,
+    };
+  const command = `${path.basename(resolved.command)} ${args.join(" ")}`;
+  const proc = processes.spawn(`${spec.id} check`, resolved.command, args, {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  const take = (chunk: Buffer) => {
+    if (out.length < MAX_OUTPUT) out += chunk.toString();
+  };
+  proc.child.stdout?.on("data", take);
+  proc.child.stderr?.on("data", take);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void processes.kill(proc.pid, 500);
+  }, CHECK_TIMEOUT_MS);
+  const onAbort = () => void processes.kill(proc.pid, 500);
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    await proc.exited;
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener("abort", onAbort);
+  }
+  if (signal.aborted) throw signal.reason;
+  if (timedOut)
+    return {
+      server: spec.id,
+      root,
+      command,
+      rows: [],
+      outcome: "timed out",
+      note: `${command} did not finish within ${CHECK_TIMEOUT_MS / 1000} s`,
+    };
+  try {
+    return { server: spec.id, root, command, rows: checker.parse(out, root), outcome: "fresh" };
+  } catch (error) {
+    return {
+      server: spec.id,
+      root,
+      command,
+      rows: [],
+      outcome: "failed",
+      note: `could not read ${command}'s output (${(error as Error).message}): ${out.slice(0, 300)}`,
+    };
+  }
+}

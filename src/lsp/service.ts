@@ -1,0 +1,599 @@
+/**
+ * The `lsp` resource of a run: the actions of the lsp tool, diagnostics on write (the after-write hook), and
+ * the rename that lsp_rename applies. Servers come from the supervisor; positions from positions.ts.
+ */
+import { readFile } from "node:fs/promises";
+import type {
+  CodeAction,
+  Command,
+  Diagnostic,
+  DocumentSymbol,
+  Hover,
+  Location,
+  LocationLink,
+  ServerCapabilities,
+  SymbolInformation,
+  WorkspaceSymbol,
+} from "vscode-languageserver-protocol";
+import type { z } from "zod";
+import { ToolError } from "../errors.js";
+import { confine } from "../files/paths.js";
+import { plural } from "../files/text.js";
+import type { ProcessTracker } from "../proc/tracker.js";
+import type { LspClient } from "./client.js";
+import {
+  diagnosticsOf,
+  type FileDiagnostics,
+  formatDiagnostic,
+  sortDiagnostics,
+  uriPath,
+} from "./diagnostics.js";
+import { asLocations, hoverText, type Place, SnippetReader, SYMBOL_KINDS } from "./format.js";
+import { DiagnosticsJournal } from "./journal.js";
+import { familyOf, locateSymbol, toEncoding } from "./positions.js";
+import { runCheck } from "./project-check.js";
+import type { afterWriteDiagnosticsSchema, diagnosticRowSchema } from "./schema.js";
+import { findRoots, type LspOptions, LspSupervisor, tsgo } from "./supervisor.js";
+
+export type NavigationAction =
+  | "definition"
+  | "type_definition"
+  | "implementation"
+  | "references"
+  | "hover"
+  | "code_actions";
+
+export interface LspTarget {
+  path: string;
+  line: number;
+  column: number;
+  identifier: string;
+  occurrence: number;
+  of: number;
+  note?: string;
+}
+
+export interface SymbolRow {
+  name: string;
+  kind: string;
+  path: string;
+  line: number;
+  container?: string;
+}
+
+export type DiagnosticRow = z.infer<typeof diagnosticRowSchema>;
+export type AfterWriteDiagnostics = z.infer<typeof afterWriteDiagnosticsSchema>;
+
+export interface LspAnswer {
+  text: string;
+  structured: {
+    action: string;
+    server?: string;
+    target?: LspTarget;
+    locations?: Place[];
+    total?: number;
+    hover?: string;
+    symbols?: SymbolRow[];
+    diagnostics?: DiagnosticRow[];
+    freshness?: "fresh" | "stale" | "not ready";
+    actions?: { title: string; kind?: string; preferred?: boolean }[];
+  };
+}
+
+const MAX_REFERENCES = 50;
+const MAX_WORKSPACE_SYMBOLS = 100;
+const MAX_DOCUMENT_SYMBOLS = 200;
+const MAX_DIAGNOSTICS = 50;
+
+const CAPABILITY: Record<
+  NavigationAction | "symbols_file" | "symbols_query" | "rename",
+  keyof ServerCapabilities
+> = {
+  definition: "definitionProvider",
+  type_definition: "typeDefinitionProvider",
+  implementation: "implementationProvider",
+  references: "referencesProvider",
+  hover: "hoverProvider",
+  code_actions: "codeActionProvider",
+  symbols_file: "documentSymbolProvider",
+  symbols_query: "workspaceSymbolProvider",
+  rename: "renameProvider",
+};
+
+const METHOD: Record<Exclude<NavigationAction, "code_actions" | "hover">, string> = {
+  definition: "textDocument/definition",
+  type_definition: "textDocument/typeDefinition",
+  implementation: "textDocument/implementation",
+  references: "textDocument/references",
+};
+
+export class Lsp {
+  readonly supervisor: LspSupervisor;
+  readonly journal = new DiagnosticsJournal();
+  readonly workdir: string;
+  readonly #processes: ProcessTracker;
+  /** "Cannot serve" reasons already told after a write: said once per run, not on every write. */
+  readonly #toldUnavailable = new Set<string>();
+
+  constructor(workdir: string, processes: ProcessTracker, options: LspOptions = {}) {
+    this.workdir = workdir;
+    this.#processes = processes;
+    this.supervisor = new LspSupervisor(workdir, processes, options);
+  }
+
+  /** Finds the file's server and the symbol's position on the line; the document is synced first. */
+  async target(file: string, line: number, symbol: string) {
+    const confined = await confine(this.workdir, file, "file");
+    let text: string;
+    try {
+      text = await readFile(confined.real, "utf8");
+    } catch {
+      throw new ToolError(`\`file\` ${confined.rel} does not exist or is not readable.`);
+    }
+    const { client, languageId } = await this.supervisor.clientFor(confined.real, confined.rel);
+    const located = locateSymbol(text, line, symbol, familyOf(languageId));
+    await client.sync(confined.real, languageId);
+    const lineText = text.split("\n")[located.line] ?? "";
+    const position = {
+      line: located.line,
+      character: toEncoding(lineText, located.character, client.encoding),
+    };
+    const target: LspTarget = {
+      path: confined.rel,
+      line,
+      column: located.character + 1,
+      identifier: located.identifier,
+      occurrence: located.occurrence,
+      of: located.of,
+      ...(located.note ? { note: located.note } : {}),
+    };
+    return { client, languageId, file: confined.real, position, target };
+  }
+
+  async navigate(
+    action: NavigationAction,
+    file: string,
+    line: number,
+    symbol: string,
+    signal: AbortSignal,
+  ): Promise<LspAnswer> {
+    const t = await this.target(file, line, symbol);
+    requireCapability(t.client, action);
+    const where = describeTarget(t.target);
+    const reader = new SnippetReader(this.workdir);
+    const textDocument = { uri: t.client.documents.get(fileUri(t.file))?.uri ?? fileUri(t.file) };
+    const timeout = this.supervisor.timeouts.requestMs;
+    const server = t.client.spec.id;
+    if (action === "hover") {
+      const hover = await t.client.request<Hover | null>(
+        "textDocument/hover",
+        { textDocument, position: t.position },
+        timeout,
+        signal,
+      );
+      const text = hoverText(hover);
+      return {
+        text: text ? `hover ${where}:\n${text}` : `${server} has no hover information ${where}.`,
+        structured: { action, server, target: t.target, hover: text },
+      };
+    }
+    if (action === "code_actions") return this.#codeActions(t, where, signal);
+    const params =
+      action === "references"
+        ? { textDocument, position: t.position, context: { includeDeclaration: true } }
+        : { textDocument, position: t.position };
+    const raw = await t.client.request<Location | Location[] | LocationLink[] | null>(
+      METHOD[action],
+      params,
+      timeout,
+      signal,
+    );
+    const places = asLocations(raw).map((loc) => reader.place(loc));
+    const label = action.replace("_", " ");
+    if (places.length === 0) {
+      return {
+        text: `No ${label} found ${where} (${server} answered with no locations).`,
+        structured: { action, server, target: t.target, locations: [], total: 0 },
+      };
+    }
+    if (action !== "references") {
+      const rows = places.map((p) => `  ${p.path}:${p.line}  ${p.snippet}`);
+      return {
+        text: `${label} ${where}:\n${rows.join("\n")}`,
+        structured: { action, server, target: t.target, locations: places, total: places.length },
+      };
+    }
+    const shown = places.slice(0, MAX_REFERENCES);
+    const byFile = new Map<string, Place[]>();
+    for (const p of shown) byFile.set(p.path, [...(byFile.get(p.path) ?? []), p]);
+    const rows = [...byFile].map(
+      ([f, ps]) => `${f}\n${ps.map((p) => `  ${p.line}  ${p.snippet}`).join("\n")}`,
+    );
+    const count = places.length > shown.length ? `showing ${shown.length} of ${places.length}, ` : "";
+    return {
+      text: `${plural(places.length, "reference")} ${where} (${count}in ${plural(byFile.size, "file")}):\n${rows.join("\n")}`,
+      structured: { action, server, target: t.target, locations: shown, total: places.length },
+    };
+  }
+
+  async #codeActions(
+    t: Awaited<ReturnType<Lsp["target"]>>,
+    where: string,
+    signal: AbortSignal,
+  ): Promise<LspAnswer> {
+    const found = await diagnosticsOf(
+      t.client,
+      t.file,
+      t.languageId,
+      this.supervisor.timeouts.diagnosticsMs,
+      signal,
+    );
+    // Only the diagnostics on that line go to the server: fixes for the whole file are not what was asked.
+    const onLine = found.items.filter(
+      (d) => d.range.start.line <= t.position.line && d.range.end.line >= t.position.line,
+    );
+    const range = {
+      start: { line: t.position.line, character: 0 },
+      end: { line: t.position.line + 1, character: 0 },
+    };
+    const result = await t.client.request<(CodeAction | Command)[] | null>(
+      "textDocument/codeAction",
+      { textDocument: { uri: fileUri(t.file) }, range, context: { diagnostics: onLine, triggerKind: 1 } },
+      this.supervisor.timeouts.requestMs,
+      signal,
+    );
+    const actions = (result ?? []).map((a) => ({
+      title: a.title,
+      ...("kind" in a && a.kind ? { kind: a.kind } : {}),
+      ...("isPreferred" in a && a.isPreferred ? { preferred: true } : {}),
+    }));
+    const header = `${plural(actions.length, "code action")} ${where} (${plural(onLine.length, "diagnostic")} on that line sent)`;
+    const rows = actions.map(
+      (a) => `  - ${a.title}${a.kind ? ` [${a.kind}]` : ""}${a.preferred ? " (preferred)" : ""}`,
+    );
+    return {
+      text: actions.length ? `${header}:\n${rows.join("\n")}` : `${header}.`,
+      structured: { action: "code_actions", server: t.client.spec.id, target: t.target, actions },
+    };
+  }
+
+  async symbols(
+    args: { file?: string | undefined; query?: string | undefined },
+    signal: AbortSignal,
+  ): Promise<LspAnswer> {
+    const reader = new SnippetReader(this.workdir);
+    if (args.file !== undefined) {
+      const confined = await confine(this.workdir, args.file, "file");
+      const { client, languageId } = await this.supervisor.clientFor(confined.real, confined.rel);
+      requireCapability(client, "symbols_file");
+      const { uri } = await client.sync(confined.real, languageId);
+      const raw = await client.request<(DocumentSymbol | SymbolInformation)[] | null>(
+        "textDocument/documentSymbol",
+        { textDocument: { uri } },
+        this.supervisor.timeouts.requestMs,
+        signal,
+      );
+      const rows = flattenSymbols(raw ?? [], confined.rel);
+      const shown = rows.slice(0, MAX_DOCUMENT_SYMBOLS);
+      const count = rows.length > shown.length ? ` (showing ${shown.length} of ${rows.length})` : "";
+      return {
+        text: `${plural(rows.length, "symbol")} in ${confined.rel}${count}:\n${shown.map((s) => `  ${s.line}  ${s.name} (${s.kind})`).join("\n")}`,
+        structured: { action: "symbols", server: client.spec.id, symbols: shown, total: rows.length },
+      };
+    }
+    const query = args.query ?? "";
+    const clients = this.supervisor.runningClients();
+    if (clients.length === 0) {
+      throw new ToolError(
+        "No language server is running yet, and a workspace symbol search needs one: pass `file` (a file of the project to search) along with `query`, or call another action on a file first.",
+      );
+    }
+    const rows: SymbolRow[] = [];
+    for (const client of clients.filter((c) => c.capabilities.workspaceSymbolProvider)) {
+      const raw = await client
+        .request<(SymbolInformation | WorkspaceSymbol)[] | null>(
+          "workspace/symbol",
+          { query },
+          this.supervisor.timeouts.requestMs,
+          signal,
+        )
+        .catch(() => null);
+      for (const s of raw ?? []) {
+        const loc = s.location;
+        const file = uriPath(loc.uri);
+        const line = "range" in loc ? loc.range.start.line + 1 : 0;
+        rows.push({
+          name: s.name,
+          kind: SYMBOL_KINDS[s.kind] ?? "symbol",
+          path: reader.rel(file),
+          line,
+          ...(s.containerName ? { container: s.containerName } : {}),
+        });
+      }
+    }
+    const inWorkdir = rows.filter((r) => !r.path.startsWith("/"));
+    const shown = inWorkdir.slice(0, MAX_WORKSPACE_SYMBOLS);
+    const count = inWorkdir.length > shown.length ? ` (showing ${shown.length} of ${inWorkdir.length})` : "";
+    return {
+      text: `${plural(inWorkdir.length, "symbol")} matching "${query}"${count}:\n${shown.map((s) => `  ${s.path}:${s.line}  ${s.name} (${s.kind}${s.container ? ` in ${s.container}` : ""})`).join("\n")}`,
+      structured: { action: "symbols", symbols: shown, total: inWorkdir.length },
+    };
+  }
+
+  async fileDiagnostics(file: string, signal: AbortSignal): Promise<LspAnswer> {
+    const confined = await confine(this.workdir, file, "file");
+    const { client, languageId } = await this.supervisor.clientFor(confined.real, confined.rel);
+    const found = await diagnosticsOf(
+      client,
+      confined.real,
+      languageId,
+      this.supervisor.timeouts.diagnosticsMs,
+      signal,
+    );
+    if (found.freshness === "fresh") this.journal.record(confined.real, found.items);
+    const rows = sortDiagnostics(found.items).map((d) => diagnosticRow(confined.rel, d));
+    const shown = rows.slice(0, MAX_DIAGNOSTICS);
+    const lines = sortDiagnostics(found.items)
+      .slice(0, MAX_DIAGNOSTICS)
+      .map((d) => `  ${formatDiagnostic(confined.rel, d)}`);
+    const more = rows.length > shown.length ? `\n  +${rows.length - shown.length} more` : "";
+    return {
+      text: `${freshnessHeader(found, client.spec.id)} ${confined.rel}: ${countText(found.items)}${lines.length ? `\n${lines.join("\n")}${more}` : ""}`,
+      structured: {
+        action: "diagnostics",
+        server: client.spec.id,
+        freshness: found.freshness,
+        diagnostics: shown,
+        total: rows.length,
+      },
+    };
+  }
+
+  /** The project-wide check: every root of every catalog server, its checker's findings; counts per file first. */
+  async projectDiagnostics(
+    signal: AbortSignal,
+    progress: (p: { progress: number; total?: number; message?: string }) => Promise<void>,
+  ): Promise<LspAnswer> {
+    const jobs = this.supervisor.specs.flatMap((spec) =>
+      findRoots(this.workdir, spec.rootMarkers).map((root) => ({ spec, root })),
+    );
+    if (jobs.length === 0)
+      throw new ToolError(
+        "No project root of any known language was found in the workdir, so there is nothing to check.",
+      );
+    const reader = new SnippetReader(this.workdir);
+    const rows: DiagnosticRow[] = [];
+    const notes: string[] = [];
+    let done = 0;
+    for (const { spec, root } of jobs) {
+      await progress({
+        progress: done,
+        total: jobs.length,
+        message: `${spec.id} in ${reader.rel(root) || "."}`,
+      });
+      const run = await runCheck(spec, root, this.workdir, this.#processes, signal, tsgo);
+      done++;
+      const where = `${spec.id} @ ${reader.rel(root) || "."}`;
+      if (run.outcome !== "fresh") notes.push(`${where}: ${run.outcome}${run.note ? ` (${run.note})` : ""}`);
+      else notes.push(`${where}: ${run.command} → ${plural(run.rows.length, "finding")}`);
+      for (const row of run.rows) rows.push({ ...row, path: reader.rel(row.path) });
+    }
+    const order = (r: DiagnosticRow) => (r.severity === "error" ? 0 : r.severity === "warning" ? 1 : 2);
+    rows.sort((a, b) => order(a) - order(b) || a.path.localeCompare(b.path) || a.line - b.line);
+    const perFile = new Map<string, number>();
+    for (const r of rows) perFile.set(r.path, (perFile.get(r.path) ?? 0) + 1);
+    const counts = [...perFile].sort((a, b) => b[1] - a[1]).map(([f, n]) => `  ${f}: ${n}`);
+    const shown = rows.slice(0, MAX_DIAGNOSTICS);
+    const details = shown.map(
+      (r) =>
+        `  ${r.path}:${r.line} ${r.severity}: ${r.message.split("\n")[0]}${r.code ? ` [${r.code}]` : ""}`,
+    );
+    const more = rows.length > shown.length ? [`  +${rows.length - shown.length} more`] : [];
+    const complete = notes.every((n) => n.includes("→"));
+    const text = [
+      `Project-wide check: ${plural(rows.length, "finding")} in ${plural(perFile.size, "file")}${complete ? "" : " (some checks did not run — see below; this is not a clean bill for them)"}.`,
+      ...notes.map((n) => `  ${n}`),
+      ...(counts.length ? ["Per file:", ...counts, "Details (errors first):", ...details, ...more] : []),
+    ].join("\n");
+    return {
+      text,
+      structured: {
+        action: "diagnostics",
+        freshness: complete ? "fresh" : "stale",
+        diagnostics: shown,
+        total: rows.length,
+      },
+    };
+  }
+
+  /** Diagnostics on write: what is new since the agent was last told, per written file. */
+  async afterWrite(
+    paths: readonly string[],
+    signal: AbortSignal,
+  ): Promise<{ text: string; value: AfterWriteDiagnostics } | undefined> {
+    const results = await Promise.all(
+      paths.map(async (rel) => {
+        const confined = await confine(this.workdir, rel).catch(() => undefined);
+        if (!confined || !this.supervisor.specFor(confined.real)) return undefined;
+        try {
+          const { client, languageId } = await this.supervisor.clientFor(confined.real, confined.rel);
+          const found = await diagnosticsOf(
+            client,
+            confined.real,
+            languageId,
+            this.supervisor.timeouts.diagnosticsMs,
+            signal,
+          );
+          return {
+            rel: confined.rel,
+            server: client.spec.id,
+            found,
+            delta: found.freshness === "fresh" ? this.journal.record(confined.real, found.items) : undefined,
+          };
+        } catch (error) {
+          return {
+            rel: confined.rel,
+            unavailable: error instanceof ToolError ? error.message : (error as Error).message,
+          };
+        }
+      }),
+    );
+    const files = results.filter((r) => r !== undefined);
+    if (files.length === 0) return undefined;
+    const before = this.#toldUnavailable.size;
+    const lines: string[] = [];
+    const value: AfterWriteDiagnostics = { files: [] };
+    let resolved = 0;
+    const added: { rel: string; d: Diagnostic }[] = [];
+    for (const f of files) {
+      if ("unavailable" in f) {
+        const why = f.unavailable ?? "no server";
+        if (!this.#toldUnavailable.has(why)) lines.push(`(no diagnostics for ${f.rel}: ${why})`);
+        this.#toldUnavailable.add(why);
+        value.files.push({ path: f.rel, freshness: "unavailable", new: [], resolved: 0 });
+        continue;
+      }
+      if (!f.delta) {
+        lines.push(
+          `(diagnostics for ${f.rel} are ${f.found.freshness}: ${f.found.why ?? "unknown"}; they are not shown as clean)`,
+        );
+        value.files.push({
+          path: f.rel,
+          server: f.server,
+          freshness: f.found.freshness,
+          new: [],
+          resolved: 0,
+        });
+        continue;
+      }
+      resolved += f.delta.resolved;
+      for (const d of f.delta.added) added.push({ rel: f.rel, d });
+      value.files.push({
+        path: f.rel,
+        server: f.server,
+        freshness: "fresh",
+        new: f.delta.added.map((d) => diagnosticRow(f.rel, d)),
+        resolved: f.delta.resolved,
+      });
+    }
+    added.sort((a, b) => (a.d.severity ?? 1) - (b.d.severity ?? 1));
+    const shown = added.slice(0, 10).map((a) => `  ${formatDiagnostic(a.rel, a.d)}`);
+    const head = added.length
+      ? `Diagnostics after this write: ${plural(added.length, "new one")}`
+      : "Diagnostics after this write: nothing new";
+    const tail = [
+      ...(added.length > shown.length ? [`  +${added.length - shown.length} more`] : []),
+      ...(resolved ? [`${plural(resolved, "earlier diagnostic")} resolved.`] : []),
+    ];
+    const served = files.some((f) => !("unavailable" in f));
+    const body = served ? [head + (added.length ? ":" : "."), ...shown, ...tail, ...lines] : lines;
+    if (body.length === 0 && this.#toldUnavailable.size === before) return { text: "", value };
+    return { text: body.join("\n"), value };
+  }
+
+  status(): LspAnswer {
+    const { running, unavailable, available } = this.supervisor.status();
+    const rows = running.map(
+      (s) =>
+        `  ${s.id} @ ${s.root}: ${s.state}${s.progress ? ` (${s.progress.join("; ")})` : ""}${s.pid ? `, pid ${s.pid}` : ""}${s.restarts ? `, ${plural(s.restarts, "restart")}` : ""}${s.lastError ? `, last error: ${s.lastError}` : ""}`,
+    );
+    const idle = available
+      .filter((a) => !running.some((r) => r.id === a.id))
+      .map((a) => `  ${a.id}: can serve ${a.roots.join(", ")} (starts on first use)`);
+    const missing = unavailable.map((u) => `  ${u.id}: ${u.reason}`);
+    const text = [
+      running.length ? "Running:" : "Running: none",
+      ...rows,
+      ...(idle.length ? ["Available:", ...idle] : []),
+      ...(missing.length ? ["Cannot serve here:", ...missing] : []),
+    ].join("\n");
+    return { text, structured: { action: "status" } };
+  }
+
+  async reload(file: string | undefined): Promise<LspAnswer> {
+    const confined = file ? await confine(this.workdir, file, "file") : undefined;
+    const reloaded = await this.supervisor.reload(confined?.real);
+    const text = reloaded.length
+      ? `Reloaded: ${reloaded.map((s) => `${s.id} @ ${s.root} (${s.state})`).join(", ")}`
+      : `No server was running${confined ? ` for ${confined.rel}` : ""}; nothing to reload.`;
+    return { text, structured: { action: "reload" } };
+  }
+
+  dispose(): Promise<void> {
+    return this.supervisor.dispose();
+  }
+}
+
+function requireCapability(client: LspClient, action: keyof typeof CAPABILITY): void {
+  const capability = CAPABILITY[action];
+  if (!client.capabilities[capability]) {
+    throw new ToolError(
+      `${client.spec.name} does not support ${action.replace("_", " ")} (it does not advertise ${capability}). Try another action.`,
+    );
+  }
+}
+
+function describeTarget(t: LspTarget): string {
+  const which = t.of > 1 ? `, occurrence ${t.occurrence} of ${t.of}` : "";
+  return `for \`${t.identifier}\` at ${t.path}:${t.line} (column ${t.column}${which})${t.note ? ` — ${t.note}` : ""}`;
+}
+
+function fileUri(file: string): string {
+  return new URL(`file://${file}`).href;
+}
+
+function flattenSymbols(raw: (DocumentSymbol | SymbolInformation)[], rel: string, prefix = ""): SymbolRow[] {
+  const rows: SymbolRow[] = [];
+  for (const s of raw) {
+    if ("selectionRange" in s) {
+      const name = prefix ? `${prefix}.${s.name}` : s.name;
+      rows.push({
+        name,
+        kind: SYMBOL_KINDS[s.kind] ?? "symbol",
+        path: rel,
+        line: s.selectionRange.start.line + 1,
+      });
+      if (s.children?.length) rows.push(...flattenSymbols(s.children, rel, name));
+    } else {
+      const name = s.containerName ? `${s.containerName}.${s.name}` : s.name;
+      rows.push({
+        name,
+        kind: SYMBOL_KINDS[s.kind] ?? "symbol",
+        path: rel,
+        line: s.location.range.start.line + 1,
+      });
+    }
+  }
+  return rows;
+}
+
+export function diagnosticRow(rel: string, d: Diagnostic): DiagnosticRow {
+  return {
+    path: rel,
+    line: d.range.start.line + 1,
+    column: d.range.start.character + 1,
+    severity: ["", "error", "warning", "info", "hint"][d.severity ?? 1] ?? "error",
+    ...(d.code !== undefined ? { code: String(d.code) } : {}),
+    ...(d.source ? { source: d.source } : {}),
+    message: d.message,
+  };
+}
+
+function countText(items: Diagnostic[]): string {
+  if (items.length === 0) return "no errors or warnings";
+  const errors = items.filter((d) => (d.severity ?? 1) === 1).length;
+  const warnings = items.filter((d) => d.severity === 2).length;
+  const other = items.length - errors - warnings;
+  return [
+    errors && plural(errors, "error"),
+    warnings && plural(warnings, "warning"),
+    other && `${other} info`,
+  ]
+    .filter(Boolean)
+    .join(", ");
+}
+
+function freshnessHeader(found: FileDiagnostics, server: string): string {
+  if (found.freshness === "fresh") return `Diagnostics (${server}, fresh) for`;
+  return `Diagnostics (${server}, ${found.freshness.toUpperCase()}: ${found.why}; may be out of date — not a clean bill) for`;
+}

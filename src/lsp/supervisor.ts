@@ -1,0 +1,320 @@
+/**
+ * The language servers of one run: one per (root, server id), started lazily on the first call that needs it and
+ * shared by every surface. A crashed server, or one that timed out three times in a row, is restarted with backoff
+ * and its tracked documents are opened again. `status` says, for every catalog server, whether and why not.
+ */
+import { existsSync, readdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { ToolError } from "../errors.js";
+import { runboundHome } from "../home.js";
+import type { ProcessTracker } from "../proc/tracker.js";
+import { catalog, languageOf, type ServerSpec, type TypeScriptServer } from "./catalog.js";
+import { LspClient, type ServerState } from "./client.js";
+import { resolveBinary } from "./resolve.js";
+
+export interface LspTimeouts {
+  /** initialize. Default 30 s. */
+  readonly startMs: number;
+  /** Any other request. Default 15 s. */
+  readonly requestMs: number;
+  /** Waiting for diagnostics of a version. Default 10 s. */
+  readonly diagnosticsMs: number;
+}
+
+export interface LspOptions {
+  readonly typescript?: TypeScriptServer;
+  readonly timeouts?: Partial<LspTimeouts>;
+  /** Replace or add catalog entries (matched by id). */
+  readonly servers?: readonly ServerSpec[];
+}
+
+interface Handle {
+  readonly spec: ServerSpec;
+  readonly root: string;
+  client: LspClient | undefined;
+  starting: Promise<LspClient> | undefined;
+  restarts: number;
+  nextAttempt: number;
+  startedAt: number;
+  /** Files the agent worked with, re-opened after a restart. */
+  readonly tracked: Map<string, string>;
+}
+
+export interface ServerStatus {
+  id: string;
+  root: string;
+  state: ServerState;
+  pid?: number;
+  command: string;
+  restarts: number;
+  progress?: string[];
+  lastError?: string;
+}
+
+export interface UnavailableServer {
+  id: string;
+  reason: string;
+}
+
+const MAX_TIMEOUTS = 3;
+const BACKOFF_MS = [500, 1000, 2000, 5000, 10_000, 30_000];
+
+export class LspSupervisor {
+  readonly specs: ServerSpec[];
+  readonly timeouts: LspTimeouts;
+  readonly #workdir: string;
+  readonly #processes: ProcessTracker;
+  readonly #handles = new Map<string, Handle>();
+  #disposed = false;
+
+  constructor(workdir: string, processes: ProcessTracker, options: LspOptions = {}) {
+    this.#workdir = workdir;
+    this.#processes = processes;
+    const base = catalog({ typescript: options.typescript ?? "tsgo", embedded: { tsgo, tsserverPath } });
+    const overrides = options.servers ?? [];
+    this.specs = [...base.filter((s) => !overrides.some((o) => o.id === s.id)), ...overrides];
+    this.timeouts = { startMs: 30_000, requestMs: 15_000, diagnosticsMs: 10_000, ...options.timeouts };
+  }
+
+  specFor(file: string): ServerSpec | undefined {
+    return this.specs.find((spec) => languageOf(spec, file) !== undefined);
+  }
+
+  /** The nearest folder at or above the file (not above the workdir) holding one of the spec's root markers. */
+  rootFor(spec: ServerSpec, file: string): string | undefined {
+    for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+      if (spec.rootMarkers.some((marker) => existsSync(path.join(dir, marker)))) return dir;
+      if (dir === this.#workdir || !dir.startsWith(this.#workdir) || path.dirname(dir) === dir)
+        return undefined;
+    }
+  }
+
+  /** The running (or newly started) server for `file`, or a ToolError saying exactly why there is none. */
+  async clientFor(file: string, rel: string): Promise<{ client: LspClient; languageId: string }> {
+    if (this.#disposed) throw new ToolError("The run has ended; its language servers are stopped.");
+    const spec = this.specFor(file);
+    if (!spec) {
+      const known = [...new Set(this.specs.flatMap((s) => Object.keys(s.languages)))].join(" ");
+      throw new ToolError(
+        `No language server in runbound's catalog handles ${rel} (by its extension). Handled: ${known}.`,
+      );
+    }
+    const languageId = languageOf(spec, file)!;
+    const root = this.rootFor(spec, file);
+    if (!root) {
+      throw new ToolError(
+        `${spec.name} cannot serve ${rel}: no root marker (${spec.rootMarkers.join(", ")}) in its folder or any folder above it inside the workdir. Add one (e.g. ${spec.rootMarkers[0]}) at the project's root.`,
+      );
+    }
+    const key = `${spec.id}@${root}`;
+    let handle = this.#handles.get(key);
+    if (!handle) {
+      handle = {
+        spec,
+        root,
+        client: undefined,
+        starting: undefined,
+        restarts: 0,
+        nextAttempt: 0,
+        startedAt: 0,
+        tracked: new Map(),
+      };
+      this.#handles.set(key, handle);
+    }
+    handle.tracked.set(file, languageId);
+    return { client: await this.#ensure(handle), languageId };
+  }
+
+  async #ensure(handle: Handle): Promise<LspClient> {
+    const client = handle.client;
+    if (client && (client.state === "ready" || client.state === "indexing")) {
+      if (client.consecutiveTimeouts < MAX_TIMEOUTS) return client;
+      await this.#stop(handle, `it did not answer ${MAX_TIMEOUTS} requests in a row`);
+    }
+    if (handle.starting) return handle.starting;
+    const wait = handle.nextAttempt - Date.now();
+    if (client && client.state === "crashed" && wait > 0) {
+      throw new ToolError(
+        `The ${handle.spec.name} server for ${this.#rel(handle.root)} crashed (${client.lastError ?? "no output"}); it restarts in ${Math.ceil(wait / 1000)} s. Call again then, or use \`lsp status\`.`,
+      );
+    }
+    handle.starting = this.#start(handle).finally(() => {
+      handle.starting = undefined;
+    });
+    return handle.starting;
+  }
+
+  async #start(handle: Handle): Promise<LspClient> {
+    const resolved = handle.spec.candidates
+      .map((c) => resolveBinary(c, handle.root, this.#workdir, runboundHome()))
+      .find((r) => r !== undefined);
+    if (!resolved) {
+      throw new ToolError(
+        `${handle.spec.name} cannot serve ${this.#rel(handle.root)}: its binary (${handle.spec.candidates.map((c) => c.name).join(" or ")}) was not found in the project, runbound's tools or PATH. Install: ${handle.spec.install}.`,
+      );
+    }
+    const previous = handle.client;
+    const client = new LspClient(handle.spec, handle.root, resolved);
+    handle.client = client;
+    handle.startedAt = Date.now();
+    try {
+      await client.start(this.#processes, (c) => this.#crashed(handle, c), this.timeouts.startMs);
+    } catch (error) {
+      await this.#stop(handle, `it failed to start: ${(error as Error).message}`);
+      client.state = "crashed";
+      client.lastError ??= (error as Error).message;
+      throw new ToolError(
+        `The ${handle.spec.name} server for ${this.#rel(handle.root)} did not start: ${client.lastError}. \`lsp status\` shows its last output.`,
+      );
+    }
+    if (previous) {
+      // A restart: the server has forgotten every document; open the tracked ones again.
+      for (const [file, languageId] of handle.tracked) {
+        if (existsSync(file)) await client.sync(file, languageId).catch(() => undefined);
+      }
+    }
+    return client;
+  }
+
+  #crashed(handle: Handle, client: LspClient): void {
+    if (handle.client !== client || this.#disposed) return;
+    // A server that ran a while before crashing starts the backoff over.
+    if (Date.now() - handle.startedAt > 60_000) handle.restarts = 0;
+    handle.nextAttempt =
+      Date.now() + (BACKOFF_MS[Math.min(handle.restarts, BACKOFF_MS.length - 1)] ?? 30_000);
+    handle.restarts++;
+    const pid = client.pid;
+    if (pid !== undefined) void this.#processes.kill(pid, 500);
+  }
+
+  async #stop(handle: Handle, why: string): Promise<void> {
+    const client = handle.client;
+    if (!client) return;
+    client.lastError = why;
+    await client.stop();
+    if (client.pid !== undefined) await this.#processes.kill(client.pid, 1000);
+    handle.restarts++;
+  }
+
+  /** Clients that are up, for requests that span the workspace. */
+  runningClients(): LspClient[] {
+    return [...this.#handles.values()]
+      .map((h) => h.client)
+      .filter((c): c is LspClient => c !== undefined && (c.state === "ready" || c.state === "indexing"));
+  }
+
+  /** Restarts the servers of `file`'s root (or every running one). */
+  async reload(file?: string): Promise<ServerStatus[]> {
+    const spec = file ? this.specFor(file) : undefined;
+    const root = spec && file ? this.rootFor(spec, file) : undefined;
+    const handles = [...this.#handles.values()].filter(
+      (h) => !file || (h.spec.id === spec?.id && h.root === root),
+    );
+    for (const handle of handles) {
+      await this.#stop(handle, "reloaded");
+      handle.restarts = 0;
+      handle.nextAttempt = 0;
+      await this.#ensure(handle).catch(() => undefined);
+    }
+    return handles.map((h) => this.#statusOf(h));
+  }
+
+  status(): {
+    running: ServerStatus[];
+    unavailable: UnavailableServer[];
+    available: { id: string; roots: string[] }[];
+  } {
+    const running = [...this.#handles.values()].filter((h) => h.client).map((h) => this.#statusOf(h));
+    const unavailable: UnavailableServer[] = [];
+    const available: { id: string; roots: string[] }[] = [];
+    for (const spec of this.specs) {
+      const roots = findRoots(this.#workdir, spec.rootMarkers);
+      if (roots.length === 0) {
+        unavailable.push({
+          id: spec.id,
+          reason: `no root marker (${spec.rootMarkers.join(", ")}) in the workdir`,
+        });
+        continue;
+      }
+      const resolved = spec.candidates
+        .map((c) => resolveBinary(c, roots[0]!, this.#workdir, runboundHome()))
+        .find(Boolean);
+      if (!resolved) {
+        unavailable.push({
+          id: spec.id,
+          reason: `binary missing (${spec.candidates.map((c) => c.name).join(" or ")}); install: ${spec.install}`,
+        });
+        continue;
+      }
+      available.push({ id: spec.id, roots: roots.map((r) => this.#rel(r)) });
+    }
+    return { running, unavailable, available };
+  }
+
+  async dispose(): Promise<void> {
+    this.#disposed = true;
+    await Promise.all([...this.#handles.values()].map((h) => h.client?.stop(500)));
+  }
+
+  #statusOf(handle: Handle): ServerStatus {
+    const client = handle.client!;
+    return {
+      id: handle.spec.id,
+      root: this.#rel(handle.root),
+      state: client.state,
+      ...(client.pid !== undefined ? { pid: client.pid } : {}),
+      command: client.resolved.command,
+      restarts: handle.restarts,
+      ...(client.progressTitles.length ? { progress: client.progressTitles } : {}),
+      ...(client.lastError ? { lastError: client.lastError } : {}),
+    };
+  }
+
+  #rel(dir: string): string {
+    const rel = path.relative(this.#workdir, dir);
+    return rel === "" ? "." : rel;
+  }
+}
+
+/** Folders (the workdir and up to two levels below, skipping hidden ones and node_modules) with a marker. */
+export function findRoots(workdir: string, markers: readonly string[]): string[] {
+  const roots: string[] = [];
+  const visit = (dir: string, depth: number) => {
+    if (markers.some((m) => existsSync(path.join(dir, m)))) roots.push(dir);
+    if (depth === 0) return;
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (e.isDirectory() && !e.name.startsWith(".") && e.name !== "node_modules")
+        visit(path.join(dir, e.name), depth - 1);
+    }
+  };
+  visit(workdir, 2);
+  return roots;
+}
+
+const require = createRequire(import.meta.url);
+
+/** TypeScript 7's native compiler binary, shipped by the `typescript` dependency's platform package. */
+export function tsgo(): string | undefined {
+  try {
+    const pkg = require.resolve(`@typescript/typescript-${process.platform}-${process.arch}/package.json`);
+    return path.join(path.dirname(pkg), "lib", "tsc");
+  } catch {
+    return undefined;
+  }
+}
+
+/** TypeScript 6's tsserver for typescript-language-server (installed as the `typescript6` alias). */
+function tsserverPath(): string | undefined {
+  try {
+    return require.resolve("typescript6/lib/tsserver.js");
+  } catch {
+    return undefined;
+  }
+}
