@@ -40,12 +40,55 @@ if (installed !== lockHash) {
   log("npm dependencies up to date");
 }
 
-// 3. Required components, checked after installing: in CI a missing one fails the run instead of skipping tests.
+// 3. Language servers that are not npm packages, for lsp and its tests. Project-local where the toolchain allows.
+const GOPLS_VERSION = "v0.23.0"; // the newest gopls this machine's Go (1.26) builds; v0.24 needs Go 1.27
+const goBin = path.join(root, ".tools", "go", "bin");
+const optionalMissing = [];
+
+function has(command, args = ["--version"]) {
+  const r = spawnSync(command, args, { encoding: "utf8" });
+  return r.status === 0 ? `${r.stdout}${r.stderr}` : undefined;
+}
+
+const gopls = path.join(goBin, "gopls");
+const goplsVersion = existsSync(gopls) ? has(gopls, ["version"]) : undefined;
+if (goplsVersion?.includes(GOPLS_VERSION)) {
+  log(`gopls ${GOPLS_VERSION} present (.tools/go/bin)`);
+} else if (has("go", ["version"])) {
+  log(`installing gopls ${GOPLS_VERSION} into .tools/go/bin (a minute or two: it is built from source)`);
+  const r = spawnSync("go", ["install", `golang.org/x/tools/gopls@${GOPLS_VERSION}`], {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...process.env, GOBIN: goBin, GOTOOLCHAIN: "local", GOFLAGS: "-modcacherw" },
+  });
+  if (r.status !== 0) optionalMissing.push("gopls (go install failed)");
+} else {
+  optionalMissing.push("gopls (no Go toolchain)");
+}
+
+if (has("clangd")) {
+  log("clangd present");
+} else if (process.getuid?.() === 0 && has("apt-get", ["--version"])) {
+  log("installing clangd from Debian (apt-get)");
+  run("apt-get", ["update", "-qq"]);
+  run("apt-get", ["install", "-y", "-qq", "clangd"]);
+} else {
+  optionalMissing.push("clangd (not root, or no apt-get: install it with your package manager)");
+}
+
+// 4. Required components, checked after installing: in CI a missing one fails the run instead of skipping tests.
 const required = [
   ["@modelcontextprotocol/sdk", "node_modules/@modelcontextprotocol/sdk/package.json"],
   ["tsx", "node_modules/.bin/tsx"],
   ["vitest", "node_modules/.bin/vitest"],
+  ["pyright", "node_modules/.bin/pyright-langserver"],
+  ["typescript-language-server", "node_modules/.bin/typescript-language-server"],
 ];
 const missing = required.filter(([, file]) => !existsSync(path.join(root, file))).map(([name]) => name);
 if (missing.length) fail(`missing after install: ${missing.join(", ")}${inCI ? " (required in CI)" : ""}`);
+if (optionalMissing.length) {
+  const message = `not installed: ${optionalMissing.join("; ")}`;
+  if (inCI) fail(`${message} — required in CI, where the lsp tests run against them`);
+  log(`${message}; the lsp tests that need them will fail until it is`);
+}
 log("ready");

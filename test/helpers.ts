@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -21,6 +21,13 @@ export async function workdirWith(files: Record<string, string> = {}): Promise<s
   }
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/** A copy of examples/workspace for a whole describe block: the caller removes it (in afterAll). */
+export async function workspaceCopy(): Promise<{ dir: string; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(path.join(tmpdir(), "runbound-ws-"));
+  await cp(path.resolve(import.meta.dirname, "../examples/workspace"), dir, { recursive: true });
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
 /** Disposes the run after the test. */

@@ -22,6 +22,7 @@ import type {
   WorkDoneProgressEnd,
   WorkDoneProgressReport,
 } from "vscode-languageserver-protocol";
+import { ToolError } from "../errors.js";
 import type { ProcessTracker, TrackedProcess } from "../proc/tracker.js";
 import type { ServerSpec } from "./catalog.js";
 import type { Resolved } from "./resolve.js";
@@ -170,6 +171,12 @@ export class LspClient {
     } catch (error) {
       if (error instanceof RequestTimeout) this.consecutiveTimeouts++;
       if (signal?.aborted) throw signal.reason;
+      // The state may have changed while the request was pending (the server died meanwhile).
+      if (this.#isCrashed()) {
+        throw new ToolError(
+          `The ${this.spec.name} server crashed while answering ${method} (${this.lastError ?? "no output"}). It is restarted on the next call, after a short backoff; \`lsp status\` shows its state.`,
+        );
+      }
       throw error;
     } finally {
       clearTimeout(timer);
@@ -232,6 +239,22 @@ export class LspClient {
     });
   }
 
+  /**
+   * Waits for a server that is still loading its project: if no work-done progress is active, up to `graceMs` for
+   * one to begin; then (at most `timeoutMs`) until none is active. Returns whether the server is idle.
+   */
+  async settled(timeoutMs: number, graceMs: number, signal?: AbortSignal): Promise<boolean> {
+    const deadline = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(signal ? [signal] : [])]);
+    if (this.#progress.size === 0) {
+      const grace = AbortSignal.any([AbortSignal.timeout(graceMs), deadline]);
+      while (this.#progress.size === 0 && !grace.aborted && this.state !== "crashed")
+        await this.changed(grace);
+    }
+    while (this.#progress.size > 0 && !deadline.aborted && this.state !== "crashed")
+      await this.changed(deadline);
+    return this.#progress.size === 0;
+  }
+
   /** shutdown + exit within a deadline; the process tree is ended by the caller (the supervisor's tracker). */
   async stop(timeoutMs = 2000): Promise<void> {
     if (this.state === "stopped") return;
@@ -252,6 +275,10 @@ export class LspClient {
     connection?.dispose();
     this.#connection = undefined;
     this.#wake();
+  }
+
+  #isCrashed(): boolean {
+    return this.state === "crashed";
   }
 
   get process(): TrackedProcess | undefined {
@@ -366,7 +393,7 @@ const CLIENT_CAPABILITIES = {
   },
   textDocument: {
     synchronization: { didSave: true, willSave: false, dynamicRegistration: false },
-    publishDiagnostics: { versionSupport: true, relatedInformation: false, codeDescriptionSupport: true },
+    publishDiagnostics: { versionSupport: true, relatedInformation: true, codeDescriptionSupport: true },
     diagnostic: { dynamicRegistration: true, relatedDocumentSupport: false },
     definition: { linkSupport: true },
     typeDefinition: { linkSupport: true },

@@ -12,7 +12,9 @@ export interface JournalDelta {
   readonly resolved: number;
 }
 
-const keyOf = (d: Diagnostic) => `${d.severity ?? 1}\u0000${d.code ?? ""}\u0000${d.message}`;
+// Only the message's first line: servers append notes with positions below it ("a.c:29:9: note: …").
+const keyOf = (d: Diagnostic) =>
+  `${d.severity ?? 1}\u0000${d.code ?? ""}\u0000${d.message.split("\n")[0]?.trim()}`;
 
 export class DiagnosticsJournal {
   readonly #files = new Map<string, Map<string, number>>();

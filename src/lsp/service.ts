@@ -81,6 +81,8 @@ export interface LspAnswer {
 }
 
 const MAX_REFERENCES = 50;
+/** How long an empty first answer waits for a loading progress to begin before it is believed. */
+const WARMUP_GRACE_MS = 1000;
 const MAX_WORKSPACE_SYMBOLS = 100;
 const MAX_DOCUMENT_SYMBOLS = 200;
 const MAX_DIAGNOSTICS = 50;
@@ -132,7 +134,7 @@ export class Lsp {
     }
     const { client, languageId } = await this.supervisor.clientFor(confined.real, confined.rel);
     const located = locateSymbol(text, line, symbol, familyOf(languageId));
-    await client.sync(confined.real, languageId);
+    const sync = await client.sync(confined.real, languageId);
     const lineText = text.split("\n")[located.line] ?? "";
     const position = {
       line: located.line,
@@ -147,6 +149,11 @@ export class Lsp {
       of: located.of,
       ...(located.note ? { note: located.note } : {}),
     };
+    // The first document a fresh server sees starts its project load (typescript-language-server: "Initializing
+    // JS/TS language features", ~2 s), and answers given meanwhile are empty or `any`. Wait for it, once per start.
+    if (sync.changed && sync.version === 1 && client.documents.size === 1) {
+      await client.settled(this.supervisor.timeouts.requestMs, WARMUP_GRACE_MS);
+    }
     return { client, languageId, file: confined.real, position, target };
   }
 
@@ -165,12 +172,21 @@ export class Lsp {
     const timeout = this.supervisor.timeouts.requestMs;
     const server = t.client.spec.id;
     if (action === "hover") {
-      const hover = await t.client.request<Hover | null>(
-        "textDocument/hover",
-        { textDocument, position: t.position },
-        timeout,
-        signal,
-      );
+      const ask = () =>
+        t.client.request<Hover | null>(
+          "textDocument/hover",
+          { textDocument, position: t.position },
+          timeout,
+          signal,
+        );
+      let hover = await ask();
+      if (
+        !hoverText(hover) &&
+        t.client.progressTitles.length &&
+        (await t.client.settled(timeout, 0, signal))
+      ) {
+        hover = await ask();
+      }
       const text = hoverText(hover);
       return {
         text: text ? `hover ${where}:\n${text}` : `${server} has no hover information ${where}.`,
@@ -182,12 +198,22 @@ export class Lsp {
       action === "references"
         ? { textDocument, position: t.position, context: { includeDeclaration: true } }
         : { textDocument, position: t.position };
-    const raw = await t.client.request<Location | Location[] | LocationLink[] | null>(
-      METHOD[action],
-      params,
-      timeout,
-      signal,
-    );
+    const ask = () =>
+      t.client.request<Location | Location[] | LocationLink[] | null>(
+        METHOD[action],
+        params,
+        timeout,
+        signal,
+      );
+    let raw = await ask();
+    // A server still loading its project answers empty: wait for its progress to end, then ask once more.
+    if (
+      asLocations(raw).length === 0 &&
+      t.client.progressTitles.length &&
+      (await t.client.settled(timeout, 0, signal))
+    ) {
+      raw = await ask();
+    }
     const places = asLocations(raw).map((loc) => reader.place(loc));
     const label = action.replace("_", " ");
     if (places.length === 0) {
@@ -338,7 +364,7 @@ export class Lsp {
       .map((d) => `  ${formatDiagnostic(confined.rel, d)}`);
     const more = rows.length > shown.length ? `\n  +${rows.length - shown.length} more` : "";
     return {
-      text: `${freshnessHeader(found, client.spec.id)} ${confined.rel}: ${countText(found.items)}${lines.length ? `\n${lines.join("\n")}${more}` : ""}`,
+      text: `${freshnessHeader(found, client.spec.id)} ${confined.rel}: ${found.freshness !== "fresh" && found.items.length === 0 ? "none received in time" : countText(found.items)}${lines.length ? `\n${lines.join("\n")}${more}` : ""}`,
       structured: {
         action: "diagnostics",
         server: client.spec.id,

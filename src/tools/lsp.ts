@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { ToolError } from "../errors.js";
+import { RequestTimeout } from "../lsp/client.js";
 import { diagnosticRowSchema as diagnostic } from "../lsp/schema.js";
-import { defineTool } from "../registry.js";
+import type { Lsp } from "../lsp/service.js";
+import { defineTool, type ToolContext } from "../registry.js";
 
 const ACTIONS = [
   "diagnostics",
@@ -31,6 +33,14 @@ const place = z.object({
   column: z.number().int(),
   snippet: z.string(),
 });
+
+interface LspArgs {
+  action: (typeof ACTIONS)[number];
+  file?: string | undefined;
+  line?: number | undefined;
+  symbol?: string | undefined;
+  query?: string | undefined;
+}
 
 export const lspTool = defineTool({
   name: "lsp",
@@ -94,46 +104,58 @@ export const lspTool = defineTool({
       .optional(),
   },
   async run(args, ctx) {
-    const lsp = ctx.use("lsp");
-    if (NAVIGATION.has(args.action)) {
-      const missing = (["file", "line", "symbol"] as const).filter(
-        (k) => args[k] === undefined || args[k] === "",
-      );
-      if (missing.length) {
+    try {
+      return await runAction(args, ctx.use("lsp"), ctx);
+    } catch (error) {
+      if (error instanceof RequestTimeout) {
         throw new ToolError(
-          `${args.action} needs \`file\`, \`line\` and \`symbol\` (the name as written on that line — a column is never guessed); missing: ${missing.map((m) => `\`${m}\``).join(", ")}.`,
+          `${error.message}; the request was cancelled on the server. After 3 timeouts in a row the server is restarted. Try again, or \`lsp reload\` with this file.`,
         );
       }
-      const action = args.action as
-        | "definition"
-        | "type_definition"
-        | "implementation"
-        | "references"
-        | "hover"
-        | "code_actions";
-      return lsp.navigate(action, args.file!, args.line!, args.symbol!, ctx.signal);
-    }
-    switch (args.action) {
-      case "symbols":
-        if (args.file === undefined && args.query === undefined) {
-          throw new ToolError("symbols needs `file` (its outline) or `query` (a workspace search).");
-        }
-        return lsp.symbols(
-          args.query !== undefined ? { query: args.query, file: undefined } : { file: args.file },
-          ctx.signal,
-        );
-      case "diagnostics":
-        if (!args.file)
-          throw new ToolError(
-            'diagnostics needs `file`: a file of the project, or "*" for the project-wide check.',
-          );
-        return args.file === "*"
-          ? lsp.projectDiagnostics(ctx.signal, (p) => ctx.progress(p))
-          : lsp.fileDiagnostics(args.file, ctx.signal);
-      case "status":
-        return lsp.status();
-      default:
-        return lsp.reload(args.file);
+      throw error;
     }
   },
 });
+
+async function runAction(args: LspArgs, lsp: Lsp, ctx: ToolContext) {
+  if (NAVIGATION.has(args.action)) {
+    const missing = (["file", "line", "symbol"] as const).filter(
+      (k) => args[k] === undefined || args[k] === "",
+    );
+    if (missing.length) {
+      throw new ToolError(
+        `${args.action} needs \`file\`, \`line\` and \`symbol\` (the name as written on that line — a column is never guessed); missing: ${missing.map((m) => `\`${m}\``).join(", ")}.`,
+      );
+    }
+    const action = args.action as
+      | "definition"
+      | "type_definition"
+      | "implementation"
+      | "references"
+      | "hover"
+      | "code_actions";
+    return lsp.navigate(action, args.file!, args.line!, args.symbol!, ctx.signal);
+  }
+  switch (args.action) {
+    case "symbols":
+      if (args.file === undefined && args.query === undefined) {
+        throw new ToolError("symbols needs `file` (its outline) or `query` (a workspace search).");
+      }
+      return lsp.symbols(
+        args.query !== undefined ? { query: args.query, file: undefined } : { file: args.file },
+        ctx.signal,
+      );
+    case "diagnostics":
+      if (!args.file)
+        throw new ToolError(
+          'diagnostics needs `file`: a file of the project, or "*" for the project-wide check.',
+        );
+      return args.file === "*"
+        ? lsp.projectDiagnostics(ctx.signal, (p) => ctx.progress(p))
+        : lsp.fileDiagnostics(args.file, ctx.signal);
+    case "status":
+      return lsp.status();
+    default:
+      return lsp.reload(args.file);
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * Faults real servers do not produce on demand — a hang, a crash, a late or missing publish, publishes without a
+ * version — played by the scripted server in test/fixtures/fake-lsp.mjs, which logs what it receives.
+ */
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { createRun } from "../src/index.js";
+import type { ServerSpec } from "../src/lsp/catalog.js";
+import { isAlive } from "../src/proc/tree.js";
+import { call, textOf, track, workdirWith } from "./helpers.js";
+
+const FAKE = path.resolve(import.meta.dirname, "fixtures/fake-lsp.mjs");
+
+async function fakeRun(mode: string, timeouts = { requestMs: 300, diagnosticsMs: 600, startMs: 10_000 }) {
+  const workdir = await workdirWith({ "fake.toml": "", "a.fake": "one\ntwo\n" });
+  const log = path.join(workdir, "server.log");
+  const fake: ServerSpec = {
+    id: "fake",
+    name: "Fake",
+    languages: { ".fake": "fake" },
+    rootMarkers: ["fake.toml"],
+    candidates: [
+      { name: "fake-lsp", args: [FAKE, `--log=${log}`, `--mode=${mode}`], embedded: () => process.execPath },
+    ],
+    install: "it is a test fixture",
+  };
+  const run = track(await createRun({ workdir, approver: "always", lsp: { servers: [fake], timeouts } }));
+  const client = await run.link({ surface: "full" });
+  const received = async () =>
+    (await readFile(log, "utf8").catch(() => ""))
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { method: string; pid?: number });
+  return {
+    run,
+    client,
+    received,
+    lsp: (args: Record<string, unknown>) => call(client, "lsp", { file: "a.fake", ...args }),
+  };
+}
+
+const at = { line: 1, symbol: "one" };
+
+describe("lsp faults (scripted server)", () => {
+  it("a hang times out, is cancelled on the server, and three in a row restart it with the document re-opened", async () => {
+    const { lsp, received } = await fakeRun("hang");
+    for (let i = 0; i < 3; i++) {
+      const result = await lsp({ action: "definition", ...at });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toBe(
+        "fake did not answer textDocument/definition within 300 ms; the request was cancelled on the server. After 3 timeouts in a row the server is restarted. Try again, or `lsp reload` with this file.",
+      );
+    }
+    await expect
+      .poll(async () => (await received()).filter((m) => m.method === "$/cancelRequest").length)
+      .toBe(3);
+    const hover = await lsp({ action: "hover", ...at });
+    expect(textOf(hover)).toContain("fake hover");
+    const log = await received();
+    expect(log.filter((m) => m.method === "started")).toHaveLength(2);
+    expect(log.filter((m) => m.method === "didOpen")).toHaveLength(2);
+  });
+
+  it("a crash settles the request at once, status says why, and the server restarts after its backoff", async () => {
+    const { lsp, received, run } = await fakeRun("crash");
+    const result = await lsp({ action: "definition", ...at });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(
+      /^The Fake server crashed while answering textDocument\/definition \(the (connection closed|process exited).*\)\. It is restarted on the next call/,
+    );
+    const status = textOf(await lsp({ action: "status", file: undefined }));
+    expect(status).toMatch(
+      /fake @ \.: crashed, pid \d+, 1 restart, last error: the (connection closed|process exited)/,
+    );
+    const pid = (await received()).find((m) => m.method === "started")!.pid!;
+    await expect.poll(() => isAlive(pid)).toBe(false);
+    // Within the backoff the call says when the restart comes, instead of hammering a crashing server.
+    expect(textOf(await lsp({ action: "hover", ...at }))).toMatch(
+      /crashed .*; it restarts in 1 s\. Call again then, or use `lsp status`\./,
+    );
+    await new Promise((r) => setTimeout(r, 600));
+    expect(textOf(await lsp({ action: "hover", ...at }))).toContain("fake hover");
+    expect((await received()).filter((m) => m.method === "didOpen")).toHaveLength(2);
+    expect(run.processes.running().length).toBe(1);
+  });
+
+  it("a publish later than the deadline is stale, never a clean bill", async () => {
+    const { lsp } = await fakeRun("slow-publish");
+    const result = await lsp({ action: "diagnostics" });
+    expect(textOf(result)).toBe(
+      "Diagnostics (fake, STALE: fake did not publish diagnostics for this version within 600 ms; may be out of date — not a clean bill) for a.fake: none received in time",
+    );
+    expect(result.structuredContent).toMatchObject({ freshness: "stale" });
+  });
+
+  it("after a write, a server that never publishes yields a stale note, not 'nothing new'", async () => {
+    const { client } = await fakeRun("no-publish");
+    const result = await call(client, "write", { path: "a.fake", content: "three\n" });
+    expect(textOf(result)).toContain(
+      "(diagnostics for a.fake are stale: fake did not publish diagnostics for this version within 600 ms; they are not shown as clean)",
+    );
+    expect(result.structuredContent).toMatchObject({
+      diagnostics: { files: [{ path: "a.fake", freshness: "stale", new: [] }] },
+    });
+  });
+
+  it("publishes without a version are taken once the server has been quiet", async () => {
+    const { lsp } = await fakeRun("unversioned");
+    const result = await lsp({ action: "diagnostics" });
+    expect(textOf(result)).toBe(
+      "Diagnostics (fake, fresh) for a.fake: 1 error\n  a.fake:1 error: fake problem [fake F1]",
+    );
+  });
+
+  it("dispose ends the server process", async () => {
+    const { lsp, received, run } = await fakeRun("normal");
+    await lsp({ action: "hover", ...at });
+    const pid = (await received()).find((m) => m.method === "started")!.pid!;
+    expect(await isAlive(pid)).toBe(true);
+    await run.dispose();
+    expect(await isAlive(pid)).toBe(false);
+  });
+});
+
+describe("lsp: why a server cannot serve, and bad input", () => {
+  it("names the missing root marker, the missing binary and how to install it", async () => {
+    const workdir = await workdirWith({ "loose.py": "x = 1\n", "proj/fake.toml": "", "proj/b.fake": "b\n" });
+    const ghost: ServerSpec = {
+      id: "fake",
+      name: "Fake",
+      languages: { ".fake": "fake" },
+      rootMarkers: ["fake.toml"],
+      candidates: [{ name: "no-such-language-server", args: [] }],
+      install: "apt-get install no-such-language-server",
+    };
+    const run = track(await createRun({ workdir, lsp: { servers: [ghost] } }));
+    const client = await run.link({ surface: "plan" });
+    expect(
+      textOf(await call(client, "lsp", { action: "hover", file: "loose.py", line: 1, symbol: "x" })),
+    ).toBe(
+      "Pyright cannot serve loose.py: no root marker (pyproject.toml, pyrightconfig.json, setup.py, setup.cfg, requirements.txt) in its folder or any folder above it inside the workdir. Add one (e.g. pyproject.toml) at the project's root.",
+    );
+    expect(
+      textOf(await call(client, "lsp", { action: "hover", file: "proj/b.fake", line: 1, symbol: "b" })),
+    ).toBe(
+      "Fake cannot serve proj: its binary (no-such-language-server) was not found in the project, runbound's tools or PATH. Install: apt-get install no-such-language-server.",
+    );
+    const status = textOf(await call(client, "lsp", { action: "status" }));
+    expect(status).toContain(
+      "  fake: binary missing (no-such-language-server); install: apt-get install no-such-language-server",
+    );
+    expect(status).toContain(
+      "  pyright: no root marker (pyproject.toml, pyrightconfig.json, setup.py, setup.cfg, requirements.txt) in the workdir",
+    );
+  });
+
+  it("refuses a navigation without symbol, symbols without file or query, a file outside the workdir, an unknown extension", async () => {
+    const workdir = await workdirWith({ "notes.txt": "hi\n" });
+    const run = track(await createRun({ workdir }));
+    const client = await run.link({ surface: "plan" });
+    const lsp = (args: Record<string, unknown>) => call(client, "lsp", args).then(textOf);
+    expect(await lsp({ action: "definition", file: "a.py", line: 3 })).toBe(
+      "definition needs `file`, `line` and `symbol` (the name as written on that line — a column is never guessed); missing: `symbol`.",
+    );
+    expect(await lsp({ action: "symbols" })).toBe(
+      "symbols needs `file` (its outline) or `query` (a workspace search).",
+    );
+    expect(await lsp({ action: "diagnostics" })).toBe(
+      'diagnostics needs `file`: a file of the project, or "*" for the project-wide check.',
+    );
+    expect(await lsp({ action: "hover", file: "../x.py", line: 1, symbol: "x" })).toMatch(
+      /^`file` "..\/x.py" is outside the workdir/,
+    );
+    expect(await lsp({ action: "hover", file: "notes.txt", line: 1, symbol: "hi" })).toMatch(
+      /^No language server in runbound's catalog handles notes.txt \(by its extension\)\. Handled: \.py /,
+    );
+    expect(await lsp({ action: "hover", file: "a.py", line: 1, column: 4, symbol: "x" })).toMatch(
+      /unknown argument `column`/,
+    );
+  });
+});

@@ -1,0 +1,110 @@
+import { describe, expect, it } from "vitest";
+import type { Diagnostic } from "vscode-languageserver-protocol";
+import { DiagnosticsJournal } from "../src/lsp/journal.js";
+import { fromEncoding, locateSymbol, toEncoding } from "../src/lsp/positions.js";
+
+describe("locateSymbol: line + symbol, never a column", () => {
+  it("finds a whole identifier in code, in UTF-16 code units past non-ASCII text", () => {
+    const text = 'const naïve = "😀 load"; cfg.load(naïve);\n';
+    const hit = locateSymbol(text, 1, "load", "c");
+    // "😀" is two UTF-16 units; the match inside the string is skipped for the call.
+    expect(hit).toEqual({
+      line: 0,
+      character: text.indexOf("cfg.load") + 4,
+      identifier: "load",
+      occurrence: 1,
+      of: 1,
+    });
+  });
+
+  it("a dotted symbol targets its last name", () => {
+    const hit = locateSymbol("x = cfg.load(path)\n", 1, "cfg.load", "python");
+    expect(hit.character).toBe(8);
+    expect(hit.identifier).toBe("load");
+  });
+
+  it("prefers code over strings and comments, and whole identifiers over parts", () => {
+    const py = 'print("add")  # add later\nadder = add(1)\n';
+    expect(locateSymbol(py, 2, "add", "python")).toMatchObject({ character: 8, identifier: "add", of: 1 });
+    const c = "/* count */ int counter = count; // count\n";
+    expect(locateSymbol(c, 1, "count", "c")).toMatchObject({ character: 26, of: 1 });
+  });
+
+  it("skips strings and comments that began on an earlier line", () => {
+    const py = 'doc = """\nvalue is here\n"""\nvalue = 1\n';
+    expect(() => locateSymbol(py, 2, "value", "python")).not.toThrow();
+    expect(locateSymbol(py, 2, "value", "python").note).toBe(
+      '"value" was found only inside a string or comment on that line',
+    );
+    const ts = "/*\n  render()\n*/\nrender();\n";
+    expect(locateSymbol(ts, 2, "render", "c").note).toMatch(/inside a string or comment/);
+  });
+
+  it("several matches: the first, and says how many there were", () => {
+    expect(locateSymbol("a = f(a, a)\n", 1, "a", "python")).toMatchObject({
+      character: 0,
+      occurrence: 1,
+      of: 3,
+    });
+  });
+
+  it("a part of an identifier points at the whole identifier and says so", () => {
+    expect(locateSymbol("total_count = 1\n", 1, "count", "python")).toMatchObject({
+      character: 0,
+      identifier: "total_count",
+      note: '"count" is part of the identifier "total_count"',
+    });
+  });
+
+  it("not on that line: quotes the line and names the nearest lines where it occurs", () => {
+    const text = "def load():\n    pass\n\nx = 1\nload()\nload()\n";
+    expect(() => locateSymbol(text, 4, "load", "python")).toThrow(
+      '`symbol` "load" is not on line 4, which reads: "x = 1". It occurs on lines 1, 5, 6; use one of those as `line`.',
+    );
+    expect(() => locateSymbol(text, 2, "nope", "python")).toThrow(
+      '`symbol` "nope" is not on line 2, which reads: "pass". It does not occur as an identifier anywhere in this file.',
+    );
+    expect(() => locateSymbol(text, 9, "load", "python")).toThrow(
+      "`line` 9 is past the end of the file (7 lines).",
+    );
+    expect(() => locateSymbol(text, 1, "()", "python")).toThrow(/has no identifier in it/);
+  });
+
+  it("converts UTF-16 columns to the server's encoding and back", () => {
+    const line = "é😀x";
+    expect(toEncoding(line, 3, "utf-16")).toBe(3);
+    expect(toEncoding(line, 3, "utf-8")).toBe(6);
+    expect(toEncoding(line, 3, "utf-32")).toBe(2);
+    expect(fromEncoding(line, 6, "utf-8")).toBe(3);
+    expect(fromEncoding(line, 2, "utf-32")).toBe(3);
+  });
+});
+
+const diag = (message: string, line: number, severity: 1 | 2 = 1, code = "E1"): Diagnostic => ({
+  range: { start: { line, character: 0 }, end: { line, character: 1 } },
+  severity,
+  code,
+  message,
+});
+
+describe("the diagnostics journal (severity, code, message — no position)", () => {
+  it("reports new keys and rises in count, not moves; drops vanished keys so they return as new", () => {
+    const journal = new DiagnosticsJournal();
+    expect(journal.record("a.ts", [diag("x undefined", 3)])).toEqual({
+      added: [diag("x undefined", 3)],
+      resolved: 0,
+    });
+    // The same error, four lines down: not new.
+    expect(journal.record("a.ts", [diag("x undefined", 7)])).toEqual({ added: [], resolved: 0 });
+    // A second one of the same key: its count rose, so one is reported.
+    expect(journal.record("a.ts", [diag("x undefined", 7), diag("x undefined", 9)]).added).toHaveLength(1);
+    // Both fixed: two resolved; then it comes back and is new again.
+    expect(journal.record("a.ts", [])).toEqual({ added: [], resolved: 2 });
+    expect(journal.record("a.ts", [diag("x undefined", 1)]).added).toHaveLength(1);
+    // Another file is its own ledger; severity and code are part of the key.
+    expect(journal.record("b.ts", [diag("x undefined", 1)]).added).toHaveLength(1);
+    expect(journal.record("a.ts", [diag("x undefined", 1), diag("x undefined", 1, 2)]).added).toEqual([
+      diag("x undefined", 1, 2),
+    ]);
+  });
+});
