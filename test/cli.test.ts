@@ -13,7 +13,9 @@ describe("npm start: the tour", () => {
     const lines: string[] = [];
     await runTour((line) => lines.push(line));
     const transcript = lines.join("\n");
-    expect(transcript).toMatch(/^full +read · write\* · edit\* · apply_patch\* · ask_user · lsp$/m);
+    expect(transcript).toMatch(
+      /^full +read · write\* · edit\* · apply_patch\* · ask_user · lsp · lsp_rename\*$/m,
+    );
     expect(transcript).toMatch(/^plan +read · ask_user · lsp$/m);
     for (const tool of ["read", "write", "edit", "apply_patch", "ask_user"])
       expect(transcript).toContain(`▶ full › ${tool} `);
@@ -21,6 +23,12 @@ describe("npm start: the tour", () => {
     expect(transcript).toContain("write is not available on the plan surface");
     expect(transcript).toContain("The person skipped this question.");
     expect(transcript).toContain("this run has no approver and no question port");
+    expect(transcript).toMatch(
+      /definition for `add` at ts\/src\/main\.ts:4 \(column 7\):\n {6}ts\/src\/stock\.ts:11/,
+    );
+    expect(transcript).toContain("go/stock.go:38 error: undefined: totl");
+    expect(transcript).toContain("1 earlier diagnostic resolved.");
+    expect(transcript).toContain("Renamed `add` to `insert`: 2 edits in 2 files.");
     expect(transcript).toContain("Done: the run was disposed");
   });
 });

@@ -25,6 +25,7 @@ describe("each surface lists the tools its tier allows", () => {
       "ask_user",
       "edit",
       "lsp",
+      "lsp_rename",
       "read",
       "write",
     ]);

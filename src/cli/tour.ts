@@ -192,7 +192,55 @@ export async function runTour(out: (line: string) => void = (line) => console.lo
     await call(full, "full", "ask_user", { question: "Still there?", allow_free_text: true });
     person.setConnected(undefined);
 
-    heading("6. A run with no approver and no question port fails closed");
+    heading("6. lsp — real language servers, a symbol addressed by line + name (never a column)");
+    await call(plan, "plan", "lsp", { action: "status" });
+    await call(plan, "plan", "lsp", {
+      action: "definition",
+      file: "ts/src/main.ts",
+      line: 4,
+      symbol: "stock.add",
+    });
+    await call(plan, "plan", "lsp", {
+      action: "references",
+      file: "go/main.go",
+      line: 7,
+      symbol: "stock.Add",
+    });
+    await call(plan, "plan", "lsp", {
+      action: "hover",
+      file: "python/inventory/stock.py",
+      line: 21,
+      symbol: "remove",
+    });
+    await call(plan, "plan", "lsp", { action: "symbols", file: "c/stock.c" });
+    out("A symbol that is not on the given line is an error that says where it is, never a silent drift:");
+    await call(plan, "plan", "lsp", {
+      action: "definition",
+      file: "ts/src/main.ts",
+      line: 2,
+      symbol: "Stock",
+    });
+    out("Diagnostics on write: only what is new is reported, and a fix is counted:");
+    await call(full, "full", "edit", {
+      path: "go/stock.go",
+      old_string: "return total",
+      new_string: "return totl",
+    });
+    await call(full, "full", "edit", {
+      path: "go/stock.go",
+      old_string: "return totl",
+      new_string: "return total",
+    });
+    out("A project-wide rename is write-tier: absent on plan, behind a permission card on full:");
+    await call(
+      full,
+      "full",
+      "lsp_rename",
+      { file: "ts/src/stock.ts", line: 11, symbol: "add", new_name: "insert" },
+      { choices: [1] },
+    );
+
+    heading("7. A run with no approver and no question port fails closed");
     await tourFailClosed(workdir, out);
   } finally {
     await run.dispose();

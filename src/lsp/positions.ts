@@ -154,12 +154,13 @@ function notOnLine(
   }
   near.sort((a, b) => Math.abs(a - line) - Math.abs(b - line));
   const quoted = (lines[line - 1] ?? "").trim();
-  const where = near.length
-    ? ` It occurs on line${near.length > 1 ? "s" : ""} ${near
-        .slice(0, 3)
-        .sort((a, b) => a - b)
-        .join(", ")}; use one of those as \`line\`.`
-    : " It does not occur as an identifier anywhere in this file.";
+  const nearest = near.slice(0, 3).sort((a, b) => a - b);
+  const where =
+    nearest.length === 0
+      ? " It does not occur as an identifier anywhere in this file."
+      : nearest.length === 1
+        ? ` It occurs on line ${nearest[0]}; use that as \`line\`.`
+        : ` It occurs on lines ${nearest.join(", ")}; use one of those as \`line\`.`;
   return `\`symbol\` "${symbol}" is not on line ${line}, which reads: ${quoted ? `"${quoted.length > 160 ? `${quoted.slice(0, 160)}…` : quoted}"` : "(an empty line)"}.${where}`;
 }
 

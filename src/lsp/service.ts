@@ -2,6 +2,7 @@
  * The `lsp` resource of a run: the actions of the lsp tool, diagnostics on write (the after-write hook), and
  * the rename that lsp_rename applies. Servers come from the supervisor; positions from positions.ts.
  */
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import type {
   CodeAction,
@@ -13,6 +14,7 @@ import type {
   LocationLink,
   ServerCapabilities,
   SymbolInformation,
+  WorkspaceEdit,
   WorkspaceSymbol,
 } from "vscode-languageserver-protocol";
 import type { z } from "zod";
@@ -34,6 +36,7 @@ import { familyOf, locateSymbol, toEncoding } from "./positions.js";
 import { runCheck } from "./project-check.js";
 import type { afterWriteDiagnosticsSchema, diagnosticRowSchema } from "./schema.js";
 import { findRoots, type LspOptions, LspSupervisor, tsgo } from "./supervisor.js";
+import { type AppliedEdit, applyWorkspaceEdit } from "./workspace-edit.js";
 
 export type NavigationAction =
   | "definition"
@@ -62,6 +65,12 @@ export interface SymbolRow {
 }
 
 export type DiagnosticRow = z.infer<typeof diagnosticRowSchema>;
+
+export interface RenameAnswer {
+  text: string;
+  structured: { old_name: string; new_name: string } & Omit<AppliedEdit, "written">;
+  written: string[];
+}
 export type AfterWriteDiagnostics = z.infer<typeof afterWriteDiagnosticsSchema>;
 
 export interface LspAnswer {
@@ -441,6 +450,12 @@ export class Lsp {
       paths.map(async (rel) => {
         const confined = await confine(this.workdir, rel).catch(() => undefined);
         if (!confined || !this.supervisor.specFor(confined.real)) return undefined;
+        if (!existsSync(confined.real)) {
+          // Deleted or moved away by this write: the server must forget it, or it keeps reporting on a ghost.
+          await this.supervisor.forget(confined.real);
+          this.journal.record(confined.real, []);
+          return undefined;
+        }
         try {
           const { client, languageId } = await this.supervisor.clientFor(confined.real, confined.rel);
           const found = await diagnosticsOf(
@@ -515,6 +530,74 @@ export class Lsp {
     const body = served ? [head + (added.length ? ":" : "."), ...shown, ...tail, ...lines] : lines;
     if (body.length === 0 && this.#toldUnavailable.size === before) return { text: "", value };
     return { text: body.join("\n"), value };
+  }
+
+  /** prepareRename, rename, then the WorkspaceEdit applied all or nothing. */
+  async rename(
+    file: string,
+    line: number,
+    symbol: string,
+    newName: string,
+    signal: AbortSignal,
+  ): Promise<RenameAnswer> {
+    const t = await this.target(file, line, symbol);
+    requireCapability(t.client, "rename");
+    if (newName === t.target.identifier)
+      throw new ToolError(`\`new_name\` is the current name \`${newName}\`; nothing to rename.`);
+    const textDocument = { uri: fileUri(t.file) };
+    const timeout = this.supervisor.timeouts.requestMs;
+    const server = t.client.spec.name;
+    const where = `\`${t.target.identifier}\` at ${t.target.path}:${t.target.line}`;
+    const refused = (what: string) => (error: Error) => {
+      if (error instanceof ToolError || error.name === "TimeoutError") throw error;
+      throw new ToolError(`${server} ${what}: ${error.message}. Nothing was changed.`);
+    };
+    const provider = t.client.capabilities.renameProvider;
+    if (typeof provider === "object" && provider.prepareProvider) {
+      const prepared = await t.client
+        .request<unknown>(
+          "textDocument/prepareRename",
+          { textDocument, position: t.position },
+          timeout,
+          signal,
+        )
+        .catch(refused(`refuses to rename ${where}`));
+      if (!prepared) {
+        throw new ToolError(
+          `${server} says ${where} cannot be renamed (a keyword, a built-in, or defined outside the project?). Nothing was changed.`,
+        );
+      }
+    }
+    const edit = await t.client
+      .request<WorkspaceEdit | null>(
+        "textDocument/rename",
+        { textDocument, position: t.position, newName },
+        timeout,
+        signal,
+      )
+      .catch(refused(`could not rename ${where} to \`${newName}\``));
+    if (!edit || (!edit.changes && !edit.documentChanges))
+      throw new ToolError(`${server} returned no edit for renaming ${where}. Nothing was changed.`);
+    const applied = await applyWorkspaceEdit(
+      "lsp_rename",
+      edit,
+      this.workdir,
+      t.client.encoding,
+      t.client.documents,
+    );
+    const edits = applied.files.reduce((n, f) => n + f.edits, 0);
+    const rows = [
+      ...applied.files.map((f) => `  ${f.path} (${plural(f.edits, "edit")})`),
+      ...applied.renamed.map((r) => `  renamed ${r.from} → ${r.to}`),
+      ...applied.created.map((c) => `  created ${c}`),
+      ...applied.deleted.map((d) => `  deleted ${d}`),
+    ];
+    const { written, ...changes } = applied;
+    return {
+      text: `Renamed \`${t.target.identifier}\` to \`${newName}\`: ${plural(edits, "edit")} in ${plural(applied.files.length, "file")}.\n${rows.join("\n")}`,
+      structured: { old_name: t.target.identifier, new_name: newName, ...changes },
+      written,
+    };
   }
 
   status(): LspAnswer {

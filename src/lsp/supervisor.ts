@@ -6,6 +6,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { ToolError } from "../errors.js";
 import { runboundHome } from "../home.js";
 import type { ProcessTracker } from "../proc/tracker.js";
@@ -195,6 +196,15 @@ export class LspSupervisor {
     await client.stop();
     if (client.pid !== undefined) await this.#processes.kill(client.pid, 1000);
     handle.restarts++;
+  }
+
+  /** A file that no longer exists: closed on every server that had it open, and no longer re-opened. */
+  async forget(file: string): Promise<void> {
+    const uri = pathToFileURL(file).href;
+    for (const handle of this.#handles.values()) {
+      handle.tracked.delete(file);
+      await handle.client?.close(uri).catch(() => undefined);
+    }
   }
 
   /** Clients that are up, for requests that span the workspace. */

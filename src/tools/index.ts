@@ -4,6 +4,7 @@ import { applyPatchTool } from "./apply-patch.js";
 import { askUserTool } from "./ask-user.js";
 import { editTool } from "./edit.js";
 import { lspTool } from "./lsp.js";
+import { lspRenameTool } from "./lsp-rename.js";
 import { readTool } from "./read.js";
 import { writeTool } from "./write.js";
 
@@ -14,4 +15,5 @@ export const BUILTIN_TOOLS: readonly AnyToolSpec[] = [
   applyPatchTool,
   askUserTool,
   lspTool,
+  lspRenameTool,
 ];

@@ -1,11 +1,10 @@
 /**
- * Applies a parsed patch all or nothing: every hunk of every file is matched in memory first; then every new
- * content is staged in a temporary file; only then are the temporaries renamed into place. A failure while
- * committing restores what was already replaced, so the tree ends either wholly patched or as it was.
+ * Applies a parsed patch all or nothing: every hunk of every file is matched in memory first, then the whole
+ * change is committed through files/commit.ts (staged, renamed into place, restored on a failure halfway).
  */
-import { readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
-import { errorMessage, ToolError } from "../../errors.js";
-import { type StagedFile, stageFile } from "../atomic.js";
+import { readFile, stat } from "node:fs/promises";
+import { ToolError } from "../../errors.js";
+import { commitChanges } from "../commit.js";
 import { type ConfinedPath, confine } from "../paths.js";
 import { normalize, plural, restore, shapeOf, splitLines } from "../text.js";
 import { type FileOp, type Hunk, parsePatch } from "./parse.js";
@@ -26,6 +25,8 @@ interface Planned {
   readonly writes: { target: ConfinedPath; content: string }[];
   readonly deletes: ConfinedPath[];
   readonly report: PatchFileResult[];
+  /** What each touched file held when planned; the commit refuses if any changed since. */
+  readonly plannedFrom: Map<string, string | undefined>;
 }
 
 export async function applyPatch(
@@ -34,7 +35,7 @@ export async function applyPatch(
 ): Promise<{ text: string; result: PatchResult; written: string[] }> {
   const ops = parsePatch(patch);
   const plan = await planPatch(workdir, ops);
-  await commit(plan);
+  await commitChanges("apply_patch", plan);
   const letter = { added: "A", updated: "M", deleted: "D", moved: "R" } as const;
   const rows = plan.report.map((f) => {
     const counts = f.action === "deleted" ? "" : ` (+${f.added} -${f.removed})`;
@@ -49,7 +50,7 @@ export async function applyPatch(
 }
 
 async function planPatch(workdir: string, ops: FileOp[]): Promise<Planned> {
-  const plan: Planned = { writes: [], deletes: [], report: [] };
+  const plan: Planned = { writes: [], deletes: [], report: [], plannedFrom: new Map() };
   const touched = new Map<string, string>();
   const claim = (target: ConfinedPath, what: string) => {
     const previous = touched.get(target.real);
@@ -62,6 +63,7 @@ async function planPatch(workdir: string, ops: FileOp[]): Promise<Planned> {
   for (const op of ops) {
     const target = await confine(workdir, op.path, "patch path");
     const current = await readIfExists(target);
+    plan.plannedFrom.set(target.real, current);
     if (op.kind === "add") {
       claim(target, "add");
       if (current !== undefined)
@@ -97,6 +99,7 @@ async function planPatch(workdir: string, ops: FileOp[]): Promise<Planned> {
       const dest = await confine(workdir, op.moveTo, "move path");
       if (dest.real !== target.real) {
         claim(dest, "move destination");
+        plan.plannedFrom.set(dest.real, undefined);
         if ((await readIfExists(dest)) !== undefined)
           throw new ToolError(
             `cannot move ${target.rel} to ${dest.rel}: it already exists. Nothing was changed.`,
@@ -233,47 +236,4 @@ function mismatchMessage(where: string, lines: string[], block: string[], from: 
       : `The closest place is line ${bestAt + 1}, where ${bestRun} of ${block.length} lines agree; line ${bestAt + bestRun + 1} of the file is "${lines[bestAt + bestRun] ?? "(end of file)"}" but the patch expects "${block[bestRun]}".`;
   const scope = from === 0 ? "no place in the file" : `no place after line ${from}`;
   return `${where} does not match the file: ${scope} has its context and removed lines, which begin:\n${expected}\n${closest} Read the file and make the patch again. Nothing was changed.`;
-}
-
-async function commit(plan: Planned): Promise<void> {
-  const staged: (StagedFile & { target: ConfinedPath })[] = [];
-  const cleanup = async () => {
-    for (const s of staged) await rm(s.temp, { force: true });
-    for (const s of staged) if (s.createdDir) await rm(s.createdDir, { recursive: true, force: true });
-  };
-  try {
-    for (const w of plan.writes)
-      staged.push({ ...(await stageFile(w.target.real, w.content)), target: w.target });
-  } catch (error) {
-    await cleanup();
-    throw new ToolError(
-      `apply_patch could not write a temporary file (${errorMessage(error)}). Nothing was changed.`,
-    );
-  }
-  // Originals, to put back if a rename or unlink fails halfway.
-  const originals = new Map<string, Buffer | undefined>();
-  for (const target of [...plan.writes.map((w) => w.target), ...plan.deletes]) {
-    originals.set(target.real, await readFile(target.real).catch(() => undefined));
-  }
-  const done: string[] = [];
-  try {
-    for (const s of staged) {
-      await rename(s.temp, s.target.real);
-      done.push(s.target.real);
-    }
-    for (const d of plan.deletes) {
-      await unlink(d.real);
-      done.push(d.real);
-    }
-  } catch (error) {
-    for (const real of done.reverse()) {
-      const original = originals.get(real);
-      if (original === undefined) await rm(real, { force: true });
-      else await writeFile(real, original);
-    }
-    await cleanup();
-    throw new ToolError(
-      `apply_patch failed while writing (${errorMessage(error)}); the files already written were restored. Nothing was changed.`,
-    );
-  }
 }

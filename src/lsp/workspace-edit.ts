@@ -1,0 +1,180 @@
+/**
+ * Applies a server's WorkspaceEdit (`changes`, or `documentChanges` with text edits and create/rename/delete) all
+ * or nothing. Every file must lie inside the workdir; a text edit for a version other than the one the server was
+ * sent, or a file that changed on disk since it was read, refuses the whole edit. The commit itself is
+ * files/commit.ts: staged, renamed into place, restored on a failure halfway.
+ */
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import type {
+  CreateFile,
+  DeleteFile,
+  RenameFile,
+  TextDocumentEdit,
+  TextEdit,
+  WorkspaceEdit,
+} from "vscode-languageserver-protocol";
+import { ToolError } from "../errors.js";
+import { commitChanges } from "../files/commit.js";
+import { type ConfinedPath, confine } from "../files/paths.js";
+import type { OpenDocument } from "./client.js";
+import { fromEncoding } from "./positions.js";
+
+export interface AppliedEdit {
+  files: { path: string; edits: number }[];
+  created: string[];
+  renamed: { from: string; to: string }[];
+  deleted: string[];
+  /** Every path touched, for the after-write hooks. */
+  written: string[];
+}
+
+interface FileState {
+  readonly target: ConfinedPath;
+  readonly original: string | undefined;
+  content: string | undefined;
+  edits: number;
+}
+
+export async function applyWorkspaceEdit(
+  tool: string,
+  edit: WorkspaceEdit,
+  workdir: string,
+  encoding: string,
+  openDocuments: ReadonlyMap<string, OpenDocument>,
+): Promise<AppliedEdit> {
+  const files = new Map<string, FileState>();
+  const result: AppliedEdit = { files: [], created: [], renamed: [], deleted: [], written: [] };
+
+  const load = async (uri: string): Promise<FileState> => {
+    const file = uri.startsWith("file:") ? fileURLToPath(uri) : uri;
+    const target = await confine(workdir, file, "the edit's file").catch(() => {
+      throw new ToolError(
+        `${tool}: the server's edit would change ${file}, which is outside the workdir; nothing was changed.`,
+      );
+    });
+    let state = files.get(target.real);
+    if (!state) {
+      const original = await readFile(target.real, "utf8").catch(() => undefined);
+      state = { target, original, content: original, edits: 0 };
+      files.set(target.real, state);
+    }
+    return state;
+  };
+
+  const operations: (TextDocumentEdit | CreateFile | RenameFile | DeleteFile)[] = edit.documentChanges
+    ? [...edit.documentChanges]
+    : Object.entries(edit.changes ?? {}).map(([uri, edits]) => ({
+        textDocument: { uri, version: null },
+        edits,
+      }));
+
+  for (const op of operations) {
+    if ("textDocument" in op) {
+      const state = await load(op.textDocument.uri);
+      if (state.content === undefined)
+        throw new ToolError(
+          `${tool}: the edit changes ${state.target.rel}, which does not exist; nothing was changed.`,
+        );
+      const open = openDocuments.get(op.textDocument.uri);
+      if (
+        open &&
+        (open.text !== state.original ||
+          (op.textDocument.version != null && op.textDocument.version !== open.version))
+      ) {
+        throw new ToolError(
+          `${tool}: ${state.target.rel} changed since the server read it; nothing was changed. Try again.`,
+        );
+      }
+      state.content = applyTextEdits(state.target.rel, state.content, op.edits, encoding, tool);
+      state.edits += op.edits.length;
+    } else if (op.kind === "create") {
+      const state = await load(op.uri);
+      if (state.content !== undefined && !op.options?.overwrite) {
+        if (op.options?.ignoreIfExists) continue;
+        throw new ToolError(
+          `${tool}: the edit creates ${state.target.rel}, which already exists; nothing was changed.`,
+        );
+      }
+      state.content = "";
+      result.created.push(state.target.rel);
+    } else if (op.kind === "rename") {
+      const from = await load(op.oldUri);
+      const to = await load(op.newUri);
+      if (from.content === undefined)
+        throw new ToolError(
+          `${tool}: the edit renames ${from.target.rel}, which does not exist; nothing was changed.`,
+        );
+      if (to.content !== undefined && !op.options?.overwrite) {
+        if (op.options?.ignoreIfExists) continue;
+        throw new ToolError(
+          `${tool}: the edit renames ${from.target.rel} onto ${to.target.rel}, which exists; nothing was changed.`,
+        );
+      }
+      to.content = from.content;
+      from.content = undefined;
+      result.renamed.push({ from: from.target.rel, to: to.target.rel });
+    } else {
+      const state = await load(op.uri);
+      if (state.content === undefined) {
+        if (op.options?.ignoreIfNotExists) continue;
+        throw new ToolError(
+          `${tool}: the edit deletes ${state.target.rel}, which does not exist; nothing was changed.`,
+        );
+      }
+      state.content = undefined;
+      result.deleted.push(state.target.rel);
+    }
+  }
+
+  const writes = [...files.values()].filter((f) => f.content !== undefined && f.content !== f.original);
+  const deletes = [...files.values()].filter((f) => f.content === undefined && f.original !== undefined);
+  await commitChanges(tool, {
+    writes: writes.map((f) => ({ target: f.target, content: f.content! })),
+    deletes: deletes.map((f) => f.target),
+    plannedFrom: new Map([...files.values()].map((f) => [f.target.real, f.original])),
+  });
+  result.files = [...files.values()]
+    .filter((f) => f.edits > 0)
+    .map((f) => ({ path: f.target.rel, edits: f.edits }));
+  result.written = [...writes, ...deletes].map((f) => f.target.rel);
+  return result;
+}
+
+/** Applies LSP text edits to a text (positions in the server's encoding); overlapping edits are refused. */
+export function applyTextEdits(
+  rel: string,
+  text: string,
+  edits: readonly TextEdit[],
+  encoding: string,
+  tool: string,
+): string {
+  const lines = text.split("\n");
+  const starts: number[] = [];
+  let offset = 0;
+  for (const line of lines) {
+    starts.push(offset);
+    offset += line.length + 1;
+  }
+  const at = (line: number, character: number) => {
+    if (line >= lines.length) return text.length;
+    const lineText = (lines[line] ?? "").replace(/\r$/, "");
+    return (starts[line] ?? 0) + Math.min(lineText.length, fromEncoding(lineText, character, encoding));
+  };
+  const spans = edits
+    .map((e) => ({
+      from: at(e.range.start.line, e.range.start.character),
+      to: at(e.range.end.line, e.range.end.character),
+      text: e.newText,
+    }))
+    .sort((a, b) => b.from - a.from || b.to - a.to);
+  let out = text;
+  let floor = Number.POSITIVE_INFINITY;
+  for (const span of spans) {
+    if (span.to > floor)
+      throw new ToolError(`${tool}: the server's edits to ${rel} overlap; nothing was changed.`);
+    out = out.slice(0, span.from) + span.text + out.slice(span.to);
+    floor = span.from;
+  }
+  return out;
+}

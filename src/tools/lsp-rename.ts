@@ -1,0 +1,35 @@
+import { z } from "zod";
+import { defineTool } from "../registry.js";
+
+export const lspRenameTool = defineTool({
+  name: "lsp_rename",
+  title: "Rename a symbol everywhere",
+  tier: "write",
+  needs: ["lsp"],
+  parallelSafe: false,
+  lane: "files",
+  writes: true,
+  description:
+    "Rename a symbol everywhere the language server knows it (every file of the project), all or nothing. " +
+    "Address it by `line` (1-based) and `symbol` (its name as written on that line), never a column. " +
+    "New diagnostics in the touched files are reported after the rename.",
+  input: {
+    file: z.string().describe("File relative to the workdir where the symbol appears."),
+    line: z.number().int().min(1).describe("1-based line the symbol is on."),
+    symbol: z.string().min(1).describe("The symbol as written on that line."),
+    new_name: z.string().trim().min(1).describe("The new name."),
+  },
+  output: {
+    old_name: z.string(),
+    new_name: z.string(),
+    files: z.array(z.object({ path: z.string(), edits: z.number().int() })),
+    created: z.array(z.string()),
+    renamed: z.array(z.object({ from: z.string(), to: z.string() })),
+    deleted: z.array(z.string()),
+  },
+  describeCall: (args) =>
+    `rename \`${args.symbol}\` (${args.file}:${args.line}) to \`${args.new_name}\` across the project`,
+  async run(args, ctx) {
+    return ctx.use("lsp").rename(args.file, args.line, args.symbol, args.new_name, ctx.signal);
+  },
+});

@@ -1,0 +1,144 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRun, type Run } from "../src/index.js";
+import type { ServerSpec } from "../src/lsp/catalog.js";
+import { call, textOf, track, treeOf, workdirWith, workspaceCopy } from "./helpers.js";
+
+describe("lsp_rename against real servers", () => {
+  let run: Run;
+  let dir: string;
+  let remove: () => Promise<void>;
+  beforeAll(async () => {
+    ({ dir, remove } = await workspaceCopy());
+    run = await createRun({ workdir: dir, approver: "always" });
+  });
+  afterAll(async () => {
+    await run.dispose();
+    await remove();
+  });
+  const rename = async (args: Record<string, unknown>) =>
+    call(await run.link({ surface: "full" }), "lsp_rename", args);
+
+  it("TypeScript 7: renames the method and its call in another file, then reports diagnostics", async () => {
+    const result = await rename({ file: "ts/src/main.ts", line: 4, symbol: "stock.add", new_name: "insert" });
+    expect(textOf(result)).toBe(
+      "Renamed `add` to `insert`: 2 edits in 2 files.\n  ts/src/stock.ts (1 edit)\n  ts/src/main.ts (1 edit)\n\nDiagnostics after this write: nothing new.",
+    );
+    expect(result.structuredContent).toMatchObject({
+      old_name: "add",
+      new_name: "insert",
+      renamed: [],
+      created: [],
+      deleted: [],
+    });
+    expect(await readFile(path.join(dir, "ts/src/stock.ts"), "utf8")).toContain(
+      "  insert(item: Item, count = 1): void {",
+    );
+    expect(await readFile(path.join(dir, "ts/src/main.ts"), "utf8")).toContain('stock.insert({ sku: "A1"');
+  });
+
+  it("a rename that breaks the build is applied, and the new errors are reported at once", async () => {
+    const result = await rename({
+      file: "ts/src/stock.ts",
+      line: 11,
+      symbol: "insert",
+      new_name: "valueCents",
+    });
+    expect(textOf(result)).toMatch(
+      /Diagnostics after this write: 2 new ones:\n {2}ts\/src\/stock\.ts:11 error: Duplicate function implementation\. \[ts 2393\]/,
+    );
+  });
+
+  it("gopls: an invalid identifier is refused by the server, and nothing changes", async () => {
+    const before = await treeOf(path.join(dir, "go"));
+    const result = await rename({ file: "go/stock.go", line: 38, symbol: "total", new_name: "1bad" });
+    expect(textOf(result)).toBe(
+      'gopls could not rename `total` at go/stock.go:38 to `1bad`: invalid identifier to rename: "1bad". Nothing was changed.',
+    );
+    expect(await treeOf(path.join(dir, "go"))).toEqual(before);
+  });
+
+  it("pyright: a built-in cannot be renamed (prepareRename says no)", async () => {
+    const result = await rename({
+      file: "python/inventory/stock.py",
+      line: 34,
+      symbol: "print",
+      new_name: "echo",
+    });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(
+      /^Pyright (says `print` at python\/inventory\/stock\.py:34 cannot be renamed|refuses to rename `print`)/,
+    );
+  });
+
+  it("is not on plan or readonly surfaces", async () => {
+    expect(run.tools("plan")).not.toContain("lsp_rename");
+    const result = await call(await run.link({ surface: "plan" }), "lsp_rename", {
+      file: "a.ts",
+      line: 1,
+      symbol: "a",
+      new_name: "b",
+    });
+    expect(textOf(result)).toMatch(/^lsp_rename is not available on the plan surface/);
+  });
+});
+
+describe("lsp_rename applies a WorkspaceEdit all or nothing (scripted server)", () => {
+  const FAKE = path.resolve(import.meta.dirname, "fixtures/fake-lsp.mjs");
+  async function fake(mode: string) {
+    const files = { "fake.toml": "", "a.fake": "old name\n", "b.fake": "bee\n", "d.fake": "dee\n" };
+    const workdir = await workdirWith(files);
+    const spec: ServerSpec = {
+      id: "fake",
+      name: "Fake",
+      languages: { ".fake": "fake" },
+      rootMarkers: ["fake.toml"],
+      candidates: [{ name: "fake-lsp", args: [FAKE, `--mode=${mode}`], embedded: () => process.execPath }],
+      install: "a test fixture",
+    };
+    const run = track(
+      await createRun({
+        workdir,
+        approver: "always",
+        lsp: { servers: [spec], timeouts: { diagnosticsMs: 500 } },
+      }),
+    );
+    const client = await run.link({ surface: "full" });
+    return {
+      workdir,
+      files,
+      rename: () => call(client, "lsp_rename", { file: "a.fake", line: 1, symbol: "old", new_name: "new" }),
+    };
+  }
+
+  it("create, edit, rename and delete land together", async () => {
+    const { rename, workdir } = await fake("rename-files");
+    const result = await rename();
+    expect(textOf(result)).toMatch(
+      /^Renamed `old` to `new`: 1 edit in 1 file\.\n {2}a\.fake \(1 edit\)\n {2}renamed b\.fake → c\.fake\n {2}created new\.fake\n {2}deleted d\.fake/,
+    );
+    expect(await treeOf(workdir)).toEqual({
+      "fake.toml": "",
+      "a.fake": "new name\n",
+      "c.fake": "bee\n",
+      "new.fake": "",
+    });
+  });
+
+  it("an edit for a version the server was never sent is refused whole", async () => {
+    const { rename, workdir, files } = await fake("rename-stale");
+    expect(textOf(await rename())).toBe(
+      "lsp_rename: a.fake changed since the server read it; nothing was changed. Try again.",
+    );
+    expect(await treeOf(workdir)).toEqual(files);
+  });
+
+  it("an edit that reaches outside the workdir is refused whole", async () => {
+    const { rename, workdir, files } = await fake("rename-outside");
+    expect(textOf(await rename())).toBe(
+      "lsp_rename: the server's edit would change /tmp/outside-the-workdir.fake, which is outside the workdir; nothing was changed.",
+    );
+    expect(await treeOf(workdir)).toEqual(files);
+  });
+});
