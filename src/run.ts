@@ -152,6 +152,11 @@ export class Run {
     return this.#resources[key] !== undefined;
   }
 
+  /** A wired resource (e.g. `run.resource("lsp")?.status()` for a harness UI), or undefined when not wired. */
+  resource<K extends ResourceKey>(key: K): Resources[K] | undefined {
+    return this.#resources[key];
+  }
+
   /** The names of the tools a surface lists. */
   tools(surface: Surface): string[] {
     return this.#registry.visible(checkSurface(surface)).map((spec) => spec.name);

@@ -2,7 +2,8 @@
  * Every path a file tool touches is confined to the workdir: no `..` that leaves it, no absolute path outside it,
  * and no symbolic link (anywhere along the path) that leads out of it.
  */
-import { lstat, realpath } from "node:fs/promises";
+// Synchronous on purpose: two metadata calls cost microseconds, their promise versions ~0.3 ms per path.
+import { lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../errors.js";
 
@@ -33,7 +34,7 @@ export async function confine(workdir: string, input: string, argument = "path")
   let rest = "";
   for (;;) {
     try {
-      await lstat(existing);
+      lstatSync(existing);
       break;
     } catch {
       const parent = path.dirname(existing);
@@ -44,7 +45,7 @@ export async function confine(workdir: string, input: string, argument = "path")
   }
   let realExisting: string;
   try {
-    realExisting = await realpath(existing);
+    realExisting = realpathSync.native(existing);
   } catch {
     // A dangling link: where it points is unknowable, so it is not followed.
     throw new ToolError(

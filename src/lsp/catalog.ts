@@ -27,6 +27,11 @@ export interface ServerSpec {
   readonly initializationOptions?: Readonly<Record<string, unknown>>;
   /** How to get the binary, for `lsp status`. */
   readonly install: string;
+  /**
+   * How long the first document of a fresh server waits for the server's project load to begin (then until it
+   * ends). Only for servers that answer empty or `any` while loading instead of waiting themselves.
+   */
+  readonly warmupMs?: number;
 }
 
 export type TypeScriptServer = "tsgo" | "typescript-language-server";
@@ -59,6 +64,8 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
           rootMarkers: ["tsconfig.json", "jsconfig.json", "package.json"],
           candidates: [{ name: "typescript-language-server", args: ["--stdio"] }],
           initializationOptions: { tsserver: { path: options.embedded.tsserverPath() } },
+          // Measured: ~2 s of "Initializing JS/TS language features" after the first open, answering [] / `any`.
+          warmupMs: 3000,
           install:
             "npm install typescript-language-server typescript@6 (runbound ships both as dependencies)",
         }

@@ -3,7 +3,7 @@
  * documents it opened and the diagnostics the server pushed, and gives every request a deadline: on timeout the
  * request is cancelled ($/cancelRequest) and counted, so the supervisor can restart a server that stopped answering.
  */
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import {
   CancellationTokenSource,
@@ -53,6 +53,8 @@ export class LspClient {
   readonly root: string;
   readonly resolved: Resolved;
   state: ServerState = "starting";
+  /** When the process was started (performance.now()). */
+  readonly startedAt = performance.now();
   lastError: string | undefined;
   capabilities: ServerCapabilities = {};
   /** "utf-16" unless the server chose otherwise. */
@@ -197,9 +199,11 @@ export class LspClient {
   async sync(
     file: string,
     languageId: string,
+    current?: string,
   ): Promise<{ uri: string; version: number; changed: boolean; baseline: number }> {
     const uri = pathToFileURL(file).href;
-    const text = await readFile(file, "utf8");
+    // A source file read synchronously costs microseconds; fs.promises.readFile ~0.6 ms (measured), per call.
+    const text = current ?? readFileSync(file, "utf8");
     const baseline = this.#seq;
     const doc = this.documents.get(uri);
     if (!doc) {

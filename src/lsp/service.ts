@@ -2,8 +2,7 @@
  * The `lsp` resource of a run: the actions of the lsp tool, diagnostics on write (the after-write hook), and
  * the rename that lsp_rename applies. Servers come from the supervisor; positions from positions.ts.
  */
-import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { existsSync, readFileSync } from "node:fs";
 import type {
   CodeAction,
   Command,
@@ -90,8 +89,9 @@ export interface LspAnswer {
 }
 
 const MAX_REFERENCES = 50;
-/** How long an empty first answer waits for a loading progress to begin before it is believed. */
-const WARMUP_GRACE_MS = 1000;
+/** A server younger than this may still be analysing the workspace; its reference lists are confirmed. */
+const FRESH_SERVER_MS = 15_000;
+const CONFIRM_PAUSE_MS = 300;
 const MAX_WORKSPACE_SYMBOLS = 100;
 const MAX_DOCUMENT_SYMBOLS = 200;
 const MAX_DIAGNOSTICS = 50;
@@ -137,13 +137,13 @@ export class Lsp {
     const confined = await confine(this.workdir, file, "file");
     let text: string;
     try {
-      text = await readFile(confined.real, "utf8");
+      text = readFileSync(confined.real, "utf8");
     } catch {
       throw new ToolError(`\`file\` ${confined.rel} does not exist or is not readable.`);
     }
     const { client, languageId } = await this.supervisor.clientFor(confined.real, confined.rel);
     const located = locateSymbol(text, line, symbol, familyOf(languageId));
-    const sync = await client.sync(confined.real, languageId);
+    const sync = await client.sync(confined.real, languageId, text);
     const lineText = text.split("\n")[located.line] ?? "";
     const position = {
       line: located.line,
@@ -160,8 +160,9 @@ export class Lsp {
     };
     // The first document a fresh server sees starts its project load (typescript-language-server: "Initializing
     // JS/TS language features", ~2 s), and answers given meanwhile are empty or `any`. Wait for it, once per start.
-    if (sync.changed && sync.version === 1 && client.documents.size === 1) {
-      await client.settled(this.supervisor.timeouts.requestMs, WARMUP_GRACE_MS);
+    const warmup = client.spec.warmupMs;
+    if (warmup && sync.changed && sync.version === 1 && client.documents.size === 1) {
+      await client.settled(this.supervisor.timeouts.requestMs, warmup);
     }
     return { client, languageId, file: confined.real, position, target };
   }
@@ -223,7 +224,21 @@ export class Lsp {
     ) {
       raw = await ask();
     }
-    const places = asLocations(raw).map((loc) => reader.place(loc));
+    // A server started moments ago may answer from a half-analysed workspace (pyright: 3 references, then 4, with no
+    // progress reported). Confirm: ask again after a pause until two answers agree.
+    if (action === "references" && performance.now() - t.client.startedAt < FRESH_SERVER_MS) {
+      const deadline = performance.now() + timeout;
+      for (let previous = -1; asLocations(raw).length !== previous && performance.now() < deadline; ) {
+        previous = asLocations(raw).length;
+        await new Promise((r) => setTimeout(r, CONFIRM_PAUSE_MS));
+        raw = await ask();
+      }
+    }
+    const locations = asLocations(raw);
+    // A snippet costs a file read: only for the locations shown (a 300-file project has 600 references).
+    const places = locations.slice(0, MAX_REFERENCES).map((loc) => reader.place(loc));
+    const total = locations.length;
+    const files = new Set(locations.map((loc) => ("targetUri" in loc ? loc.targetUri : loc.uri))).size;
     const label = action.replace("_", " ");
     if (places.length === 0) {
       return {
@@ -234,20 +249,19 @@ export class Lsp {
     if (action !== "references") {
       const rows = places.map((p) => `  ${p.path}:${p.line}  ${p.snippet}`);
       return {
-        text: `${label} ${where}:\n${rows.join("\n")}`,
-        structured: { action, server, target: t.target, locations: places, total: places.length },
+        text: `${label} ${where}${total > places.length ? ` (showing ${places.length} of ${total})` : ""}:\n${rows.join("\n")}`,
+        structured: { action, server, target: t.target, locations: places, total },
       };
     }
-    const shown = places.slice(0, MAX_REFERENCES);
     const byFile = new Map<string, Place[]>();
-    for (const p of shown) byFile.set(p.path, [...(byFile.get(p.path) ?? []), p]);
+    for (const p of places) byFile.set(p.path, [...(byFile.get(p.path) ?? []), p]);
     const rows = [...byFile].map(
       ([f, ps]) => `${f}\n${ps.map((p) => `  ${p.line}  ${p.snippet}`).join("\n")}`,
     );
-    const count = places.length > shown.length ? `showing ${shown.length} of ${places.length}, ` : "";
+    const count = total > places.length ? `showing ${places.length} of ${total}, ` : "";
     return {
-      text: `${plural(places.length, "reference")} ${where} (${count}in ${plural(byFile.size, "file")}):\n${rows.join("\n")}`,
-      structured: { action, server, target: t.target, locations: shown, total: places.length },
+      text: `${plural(total, "reference")} ${where} (${count}in ${plural(files, "file")}):\n${rows.join("\n")}`,
+      structured: { action, server, target: t.target, locations: places, total },
     };
   }
 
@@ -297,7 +311,7 @@ export class Lsp {
     signal: AbortSignal,
   ): Promise<LspAnswer> {
     const reader = new SnippetReader(this.workdir);
-    if (args.file !== undefined) {
+    if (args.file !== undefined && args.query === undefined) {
       const confined = await confine(this.workdir, args.file, "file");
       const { client, languageId } = await this.supervisor.clientFor(confined.real, confined.rel);
       requireCapability(client, "symbols_file");
@@ -317,7 +331,9 @@ export class Lsp {
       };
     }
     const query = args.query ?? "";
-    const clients = this.supervisor.runningClients();
+    // With a file, its server (started if need be) answers the search; without, every running server does.
+    const clients =
+      args.file !== undefined ? [(await this.#clientOf(args.file)).client] : this.supervisor.runningClients();
     if (clients.length === 0) {
       throw new ToolError(
         "No language server is running yet, and a workspace symbol search needs one: pass `file` (a file of the project to search) along with `query`, or call another action on a file first.",
@@ -353,6 +369,11 @@ export class Lsp {
       text: `${plural(inWorkdir.length, "symbol")} matching "${query}"${count}:\n${shown.map((s) => `  ${s.path}:${s.line}  ${s.name} (${s.kind}${s.container ? ` in ${s.container}` : ""})`).join("\n")}`,
       structured: { action: "symbols", symbols: shown, total: inWorkdir.length },
     };
+  }
+
+  async #clientOf(file: string) {
+    const confined = await confine(this.workdir, file, "file");
+    return this.supervisor.clientFor(confined.real, confined.rel);
   }
 
   async fileDiagnostics(file: string, signal: AbortSignal): Promise<LspAnswer> {

@@ -52,7 +52,7 @@ export const lspTool = defineTool({
     "Ask the project's language server (pyright, TypeScript, gopls, clangd, rust-analyzer, dart).",
     "Address a symbol by `line` (1-based) and `symbol` (its name as written on that line) — never a column.",
     "Actions: definition, type_definition, implementation, references (at most 50), hover, code_actions: file + line + symbol;",
-    'symbols: `file` for its outline, or `query` to search the workspace; diagnostics: `file`, or "*" for the project-wide check;',
+    'symbols: `file` for its outline, or `query` to search the workspace (add `file` to pick which server searches); diagnostics: `file`, or "*" for the project-wide check;',
     "status: which servers run and why others cannot; reload: restart the server of `file` (or all).",
     "Diagnostics say whether they are fresh; stale ones are never a clean bill.",
   ].join(" "),
@@ -141,10 +141,7 @@ async function runAction(args: LspArgs, lsp: Lsp, ctx: ToolContext) {
       if (args.file === undefined && args.query === undefined) {
         throw new ToolError("symbols needs `file` (its outline) or `query` (a workspace search).");
       }
-      return lsp.symbols(
-        args.query !== undefined ? { query: args.query, file: undefined } : { file: args.file },
-        ctx.signal,
-      );
+      return lsp.symbols({ file: args.file, query: args.query }, ctx.signal);
     case "diagnostics":
       if (!args.file)
         throw new ToolError(

@@ -3,11 +3,20 @@
  * Rounds alternate between the two sides so that machine noise falls on both alike; the figure is the median.
  */
 import { benchCallOverhead } from "./call-overhead.js";
+import { benchLsp } from "./lsp.js";
 
-const results = [await benchCallOverhead()];
-console.log("\nbenchmark                          runbound      baseline      ratio");
+const only = process.argv[2];
+const results = [
+  ...(!only || only === "overhead" ? [await benchCallOverhead()] : []),
+  ...(!only || only === "lsp" ? await benchLsp() : []),
+];
+console.log(
+  `\n${"benchmark".padEnd(40)} ${"runbound".padStart(11)}  ${"baseline".padStart(11)}  ratio  (+ms)     baseline is`,
+);
 for (const r of results) {
+  const ms = (x: number) => `${x < 1 ? x.toFixed(4) : x.toFixed(1)} ms`.padStart(11);
+  const delta = `${r.ours - r.base >= 0 ? "+" : ""}${(r.ours - r.base).toFixed(1)}`.padStart(7);
   console.log(
-    `${r.name.padEnd(34)} ${r.ours.toFixed(4).padStart(8)} ms  ${r.base.toFixed(4).padStart(8)} ms  ${(r.ours / r.base).toFixed(2)}×  (${r.baseline})`,
+    `${r.name.padEnd(40)} ${ms(r.ours)}  ${ms(r.base)}  ${(r.ours / r.base).toFixed(2)}× ${delta}   ${r.baseline}`,
   );
 }

@@ -1,0 +1,260 @@
+/**
+ * lsp figures, each beside its baseline from the same run:
+ * - warm definition / references / hover through the `lsp` tool (link, gate, position finding, formatting) versus
+ *   the raw LSP request on the same server process;
+ * - write → new diagnostics through `edit` versus the server's own latency (didChange → pull, or → the publish of
+ *   that version) on the same server;
+ * - cold start to the first answer, through runbound versus a bare spawn + initialize + didOpen + request.
+ */
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { createRun } from "../../src/index.js";
+import { diagnosticsOf } from "../../src/lsp/diagnostics.js";
+import { LspSupervisor } from "../../src/lsp/supervisor.js";
+import { ProcessTracker } from "../../src/proc/tracker.js";
+
+const WORKSPACE = path.resolve(import.meta.dirname, "../../examples/workspace");
+const ROUNDS = 7;
+const CALLS = 40;
+
+export interface BenchRow {
+  name: string;
+  ours: number;
+  base: number;
+  baseline: string;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+
+async function timeEach(n: number, work: (i: number) => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  for (let i = 0; i < n; i++) await work(i);
+  return (performance.now() - start) / n;
+}
+
+interface Target {
+  server: string;
+  file: string;
+  line: number;
+  symbol: string;
+  character: number;
+  edit: { from: string; to: string };
+}
+
+const TARGETS: Target[] = [
+  {
+    server: "tsgo",
+    file: "ts/src/main.ts",
+    line: 4,
+    symbol: "stock.add",
+    character: 6,
+    edit: { from: "return total;", to: "return totl;" },
+  },
+  {
+    server: "gopls",
+    file: "go/main.go",
+    line: 7,
+    symbol: "stock.Add",
+    character: 7,
+    edit: { from: "return total", to: "return totl" },
+  },
+];
+const EDITED: Record<string, string> = { tsgo: "ts/src/stock.ts", gopls: "go/stock.go" };
+
+export async function benchLsp(): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  for (const t of TARGETS) {
+    const dir = await mkdtemp(path.join(tmpdir(), "runbound-bench-lsp-"));
+    await cp(WORKSPACE, dir, { recursive: true });
+    const run = await createRun({ workdir: dir, approver: "always" });
+    try {
+      const client = await run.link({ surface: "full" });
+      const lsp = run.resource("lsp")!;
+      const file = path.join(dir, t.file);
+      const tool = (action: string) =>
+        client.callTool({ name: "lsp", arguments: { action, file: t.file, line: t.line, symbol: t.symbol } });
+      await tool("definition"); // start and warm the server
+      const { client: server } = await lsp.supervisor.clientFor(file, t.file);
+      const uri = pathToFileURL(file).href;
+      const position = { line: t.line - 1, character: t.character };
+      const raw = {
+        definition: () =>
+          server.request("textDocument/definition", { textDocument: { uri }, position }, 10_000),
+        references: () =>
+          server.request(
+            "textDocument/references",
+            { textDocument: { uri }, position, context: { includeDeclaration: true } },
+            10_000,
+          ),
+        hover: () => server.request("textDocument/hover", { textDocument: { uri }, position }, 10_000),
+      };
+      for (const action of ["definition", "references", "hover"] as const) {
+        const ours: number[] = [];
+        const base: number[] = [];
+        for (let r = 0; r < ROUNDS; r++) {
+          ours.push(await timeEach(CALLS, () => tool(action)));
+          base.push(await timeEach(CALLS, raw[action]));
+        }
+        rows.push({
+          name: `${t.server} ${action} (warm)`,
+          ours: median(ours),
+          base: median(base),
+          baseline: "raw LSP request, same server",
+        });
+      }
+      rows.push(await benchWriteToDiagnostics(t, dir, client, lsp.supervisor));
+    } finally {
+      await run.dispose();
+      await rm(dir, { recursive: true, force: true });
+    }
+    rows.push(await benchColdStart(t));
+  }
+  rows.push(...(await benchLargeProject()));
+  return rows;
+}
+
+/** A generated TypeScript project of 300 modules that all use one function: server time dominates here. */
+async function benchLargeProject(): Promise<BenchRow[]> {
+  const dir = await mkdtemp(path.join(tmpdir(), "runbound-bench-large-"));
+  await writeFile(path.join(dir, "package.json"), '{ "name": "large", "type": "module" }\n');
+  await writeFile(
+    path.join(dir, "tsconfig.json"),
+    '{ "compilerOptions": { "strict": true, "module": "nodenext", "noEmit": true }, "include": ["src"] }\n',
+  );
+  const { mkdir } = await import("node:fs/promises");
+  await mkdir(path.join(dir, "src"));
+  await writeFile(
+    path.join(dir, "src/shared.ts"),
+    "export function measure(values: number[]): number {\n  return values.reduce((a, b) => a + b, 0);\n}\n",
+  );
+  for (let i = 0; i < 300; i++) {
+    await writeFile(
+      path.join(dir, `src/m${i}.ts`),
+      `import { measure } from "./shared.js";\nexport const total${i} = measure([${i}, ${i + 1}]);\nexport function twice${i}(): number {\n  return measure([total${i}, total${i}]);\n}\n`,
+    );
+  }
+  const run = await createRun({ workdir: dir, approver: "always" });
+  const rows: BenchRow[] = [];
+  try {
+    const client = await run.link({ surface: "full" });
+    const args = { file: "src/m7.ts", line: 2, symbol: "measure" };
+    await client.callTool({ name: "lsp", arguments: { action: "references", ...args } });
+    const file = path.join(dir, args.file);
+    const { client: server } = await run.resource("lsp")!.supervisor.clientFor(file, args.file);
+    const uri = pathToFileURL(file).href;
+    const position = { line: 1, character: 23 };
+    for (const action of ["references", "definition"] as const) {
+      const ours: number[] = [];
+      const base: number[] = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        ours.push(await timeEach(10, () => client.callTool({ name: "lsp", arguments: { action, ...args } })));
+        base.push(
+          await timeEach(10, () =>
+            server.request(
+              action === "references" ? "textDocument/references" : "textDocument/definition",
+              { textDocument: { uri }, position, context: { includeDeclaration: true } },
+              30_000,
+            ),
+          ),
+        );
+      }
+      rows.push({
+        name: `tsgo ${action}, 300-module project`,
+        ours: median(ours),
+        base: median(base),
+        baseline: "raw LSP request, same server",
+      });
+    }
+  } finally {
+    await run.dispose();
+    await rm(dir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+async function benchWriteToDiagnostics(
+  t: Target,
+  dir: string,
+  client: Client,
+  supervisor: LspSupervisor,
+): Promise<BenchRow> {
+  const rel = EDITED[t.server]!;
+  const file = path.join(dir, rel);
+  const original = await readFile(file, "utf8");
+  const broken = original.replace(t.edit.from, t.edit.to);
+  const { client: server, languageId } = await supervisor.clientFor(file, rel);
+  const ours: number[] = [];
+  const base: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    // Through runbound: the edit call, its write, the sync and the wait for fresh diagnostics, both ways.
+    ours.push(
+      await timeEach(4, (i) =>
+        client.callTool({
+          name: "edit",
+          arguments: {
+            path: rel,
+            old_string: i % 2 ? t.edit.to : t.edit.from,
+            new_string: i % 2 ? t.edit.from : t.edit.to,
+          },
+        }),
+      ),
+    );
+    // The server's own: write the file, send it, and take its diagnostics (pull, or the publish of that version).
+    base.push(
+      await timeEach(4, async (i) => {
+        await writeFile(file, i % 2 ? original : broken);
+        await diagnosticsOf(server, file, languageId, 10_000);
+      }),
+    );
+  }
+  await writeFile(file, original);
+  return {
+    name: `${t.server} write → new diagnostics`,
+    ours: median(ours),
+    base: median(base),
+    baseline: "write + sync + the server's own diagnostics",
+  };
+}
+
+async function benchColdStart(t: Target): Promise<BenchRow> {
+  const ours: number[] = [];
+  const base: number[] = [];
+  for (let r = 0; r < 3; r++) {
+    const dir = await mkdtemp(path.join(tmpdir(), "runbound-bench-cold-"));
+    await cp(WORKSPACE, dir, { recursive: true });
+    let start = performance.now();
+    const run = await createRun({ workdir: dir, approver: "always" });
+    const client = await run.link({ surface: "plan" });
+    await client.callTool({
+      name: "lsp",
+      arguments: { action: "definition", file: t.file, line: t.line, symbol: t.symbol },
+    });
+    ours.push(performance.now() - start);
+    await run.dispose();
+    // Bare: the same server started, initialized, the file opened and asked, without runbound's tool around it.
+    const processes = new ProcessTracker();
+    const supervisor = new LspSupervisor(dir, processes);
+    start = performance.now();
+    const file = path.join(dir, t.file);
+    const { client: server, languageId } = await supervisor.clientFor(file, t.file);
+    const { uri } = await server.sync(file, languageId);
+    await server.request(
+      "textDocument/definition",
+      { textDocument: { uri }, position: { line: t.line - 1, character: t.character } },
+      30_000,
+    );
+    base.push(performance.now() - start);
+    await supervisor.dispose();
+    await processes.killAll();
+    await rm(dir, { recursive: true, force: true });
+  }
+  return {
+    name: `${t.server} cold start → first answer`,
+    ours: median(ours),
+    base: median(base),
+    baseline: "bare start + initialize + open + request",
+  };
+}

@@ -1,0 +1,108 @@
+/** The lsp actions the per-server suite does not cover: type_definition, implementation, workspace search, "*", reload. */
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createRun, defineTool, type Run } from "../src/index.js";
+import { call, textOf, workspaceCopy } from "./helpers.js";
+
+describe("lsp actions over the sample workspace", () => {
+  let run: Run;
+  let remove: () => Promise<void>;
+  beforeAll(async () => {
+    const copy = await workspaceCopy();
+    remove = copy.remove;
+    run = await createRun({ workdir: copy.dir, approver: "always" });
+  });
+  afterAll(async () => {
+    await run.dispose();
+    await remove();
+  });
+  const lsp = async (args: Record<string, unknown>) =>
+    call(await run.link({ surface: "readonly" }), "lsp", args);
+
+  it("type_definition: from a variable to its class", async () => {
+    const result = await lsp({ action: "type_definition", file: "ts/src/main.ts", line: 3, symbol: "stock" });
+    expect(textOf(result)).toMatch(
+      /^type definition for `stock` at ts\/src\/main\.ts:3 \(column 7\):\n {2}ts\/src\/stock\.ts:7 {2}export class Stock \{/,
+    );
+  });
+
+  it("implementation: gopls finds the concrete method", async () => {
+    const result = await lsp({ action: "implementation", file: "go/main.go", line: 7, symbol: "stock.Add" });
+    expect(result.isError, textOf(result)).toBeFalsy();
+  });
+
+  it("symbols by query, with file choosing the server (started if need be)", async () => {
+    const result = await lsp({ action: "symbols", query: "ValueCents", file: "go/main.go" });
+    expect(textOf(result)).toMatch(
+      /^\d+ symbols? matching "ValueCents":\n {2}go\/stock\.go:33 {2}Stock\.ValueCents \(method in example\.com\/inventory\)/,
+    );
+  });
+
+  it('diagnostics "*" runs each language\'s checker and reports per file first', async () => {
+    await call(await run.link({ surface: "full" }), "edit", {
+      path: "python/inventory/stock.py",
+      old_string: "return sum(",
+      new_string: "return summ(",
+    });
+    const result = await lsp({ action: "diagnostics", file: "*" });
+    const text = textOf(result);
+    expect(text).toMatch(/^Project-wide check: \d+ findings? in \d+ files? \(some checks did not run/);
+    expect(text).toContain("  pyright @ python: pyright --outputjson → 1 finding");
+    expect(text).toMatch(/ {2}tsgo @ ts: tsc --noEmit --pretty false -p .* → 0 findings/);
+    expect(text).toContain("  gopls @ go: go vet ./... → 0 findings");
+    expect(text).toContain(
+      "  clangd @ c: no checker (clangd has no project-wide checker; ask for diagnostics per file)",
+    );
+    expect(text).toContain(
+      'Per file:\n  python/inventory/stock.py: 1\nDetails (errors first):\n  python/inventory/stock.py:27 error: "summ" is not defined [reportUndefinedVariable]',
+    );
+    expect(result.structuredContent).toMatchObject({ freshness: "stale", total: 1 });
+  });
+
+  it("a harness's own write tool that declares `writes` gets diagnostics on write too", async () => {
+    run.registerTool(
+      defineTool({
+        name: "harness_write",
+        title: "The harness's own write",
+        tier: "write",
+        needs: [],
+        parallelSafe: false,
+        writes: true,
+        description: "writes a file its own way",
+        input: { path: z.string(), content: z.string() },
+        output: { path: z.string() },
+        run: async (args, ctx) => {
+          await writeFile(path.join(ctx.workdir, args.path), args.content);
+          return { text: `wrote ${args.path}`, structured: { path: args.path }, written: [args.path] };
+        },
+      }),
+    );
+    const original = await readFile(path.join(run.workdir, "go/main.go"), "utf8");
+    const result = await call(await run.link({ surface: "full" }), "harness_write", {
+      path: "go/main.go",
+      content: original.replace("NewStock()", "NewStok()"),
+    });
+    expect(textOf(result)).toMatch(
+      /^wrote go\/main\.go\n\nDiagnostics after this write: 1 new one:\n {2}go\/main\.go:6 error: undefined: NewStok/,
+    );
+    expect(result.structuredContent).toMatchObject({
+      path: "go/main.go",
+      diagnostics: { files: [{ path: "go/main.go", freshness: "fresh" }] },
+    });
+  });
+
+  it("reload restarts the server of that file's root, which then answers again", async () => {
+    await lsp({ action: "hover", file: "ts/src/main.ts", line: 4, symbol: "stock.add" });
+    const before = textOf(await lsp({ action: "status" })).match(/tsgo @ ts: ready, pid (\d+)/)?.[1];
+    const reloaded = await lsp({ action: "reload", file: "ts/src/main.ts" });
+    expect(textOf(reloaded)).toMatch(/^Reloaded: tsgo @ ts \(ready\)$/);
+    const after = textOf(await lsp({ action: "status" })).match(/tsgo @ ts: ready, pid (\d+)/)?.[1];
+    expect(after).toBeDefined();
+    expect(after).not.toBe(before);
+    expect(
+      textOf(await lsp({ action: "hover", file: "ts/src/main.ts", line: 4, symbol: "stock.add" })),
+    ).toMatch(/Stock\.add/);
+  });
+});
