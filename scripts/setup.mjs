@@ -66,6 +66,18 @@ if (goplsVersion?.includes(GOPLS_VERSION)) {
   optionalMissing.push("gopls (no Go toolchain)");
 }
 
+if (has("rust-analyzer")) {
+  log("rust-analyzer present");
+} else if (has("rustup")) {
+  // A component of the machine's own Rust toolchain (in ~/.rustup), as a fresh machine's rustup installs it.
+  log("installing rust-analyzer (rustup component add rust-analyzer)");
+  const r = spawnSync("rustup", ["component", "add", "rust-analyzer"], { cwd: root, stdio: "inherit" });
+  if (r.status !== 0 || !has("rust-analyzer"))
+    optionalMissing.push("rust-analyzer (rustup component add failed)");
+} else {
+  optionalMissing.push("rust-analyzer (no rustup)");
+}
+
 if (has("clangd")) {
   log("clangd present");
 } else if (process.getuid?.() === 0 && has("apt-get", ["--version"])) {

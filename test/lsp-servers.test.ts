@@ -83,6 +83,25 @@ const CASES: Case[] = [
     },
   },
   {
+    server: "rust-analyzer",
+    use: { file: "rust/src/main.rs", line: 36, symbol: "stock.add" },
+    definition: /rust\/src\/main\.rs:15 {2}fn add\(&mut self, sku: &str, item: Item, count: u64\) \{/,
+    references: 2,
+    hover: /fn add\(&mut self, sku: &str, item: Item, count: u64\)/,
+    outline: {
+      file: "rust/src/main.rs",
+      has: ["3  Item (struct)", "14  impl Stock (object)", "15  impl Stock.add (method)"],
+    },
+    breakIt: {
+      file: "rust/src/main.rs",
+      from: ".sum()",
+      to: ".summ()",
+      error: /main\.rs:\d+ error: no method named `summ` found .* \[rustc E0599\]/,
+      above: "\n// moved\n",
+      insertAt: "use std::collections::HashMap;\n",
+    },
+  },
+  {
     server: "clangd",
     use: { file: "c/stock.c", line: 35, symbol: "add" },
     definition: /c\/stock\.c:15 {2}static void add\(const char \*sku, int price_cents, int count\) \{/,

@@ -32,6 +32,11 @@ export interface ServerSpec {
    * ends). Only for servers that answer empty or `any` while loading instead of waiting themselves.
    */
   readonly warmupMs?: number;
+  /**
+   * The server runs a checker after each save (rust-analyzer: cargo check) and publishes its findings after its
+   * own fast pass: how long to wait for that check to begin before the fast pass counts as the answer.
+   */
+  readonly checkOnSaveMs?: number;
 }
 
 export type TypeScriptServer = "tsgo" | "typescript-language-server";
@@ -118,6 +123,10 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
       languages: { ".rs": "rust" },
       rootMarkers: ["Cargo.toml"],
       candidates: [{ name: "rust-analyzer", args: [] }],
+      // Loading the cargo workspace and the sysroot takes seconds cold; answers meanwhile are empty.
+      warmupMs: 10_000,
+      // Type errors (E0599, E0308, …) come from the cargo check it runs on save, after its native diagnostics.
+      checkOnSaveMs: 1500,
       install: "rustup component add rust-analyzer",
     },
     {

@@ -47,6 +47,8 @@ export interface OpenDocument {
 }
 
 const LOG_LINES = 40;
+/** The progress entry standing for a server that says it is not quiescent. */
+const SERVER_STATUS = "$serverStatus";
 
 export class LspClient {
   readonly spec: ServerSpec;
@@ -363,6 +365,17 @@ export class LspClient {
         this.#wake();
       },
     );
+    connection.onNotification(
+      "experimental/serverStatus",
+      (params: { quiescent?: boolean; message?: string }) => {
+        if (params.quiescent === false)
+          this.#progress.set(SERVER_STATUS, params.message ?? "loading the workspace");
+        else this.#progress.delete(SERVER_STATUS);
+        if (this.state === "ready" || this.state === "indexing")
+          this.state = this.#progress.size ? "indexing" : "ready";
+        this.#wake();
+      },
+    );
     connection.onNotification("window/logMessage", (params: { type: number; message: string }) => {
       if (params.type <= 2) this.#remember(params.message);
     });
@@ -385,6 +398,8 @@ function lookup(settings: Readonly<Record<string, unknown>>, section: string | u
 
 const CLIENT_CAPABILITIES = {
   general: { positionEncodings: ["utf-16"] },
+  // rust-analyzer reports "still loading the workspace" as experimental/serverStatus { quiescent: false }.
+  experimental: { serverStatusNotification: true },
   window: { workDoneProgress: true, showMessage: {}, showDocument: { support: false } },
   workspace: {
     configuration: true,

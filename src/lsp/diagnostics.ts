@@ -36,8 +36,17 @@ export async function diagnosticsOf(
         Math.max(1, deadline - Date.now()),
         signal,
       );
-      const items = report.kind === "full" ? report.items : (client.pushed.get(sync.uri)?.items ?? []);
-      return { file, items: meaningful(items), freshness: "fresh" };
+      const pulled = report.kind === "full" ? report.items : [];
+      // A server that also runs a checker on save (rust-analyzer: cargo check) pulls only its own fast pass and
+      // pushes the checker's findings later: wait for that check, then take both.
+      const grace = sync.changed ? (client.spec.checkOnSaveMs ?? 0) : 0;
+      if (grace && !(await client.settled(Math.max(0, deadline - Date.now()), grace, signal))) {
+        return notFresh(client, file, pulled, `its check on save did not finish within ${timeoutMs} ms`);
+      }
+      const pushed = client.pushed.get(sync.uri);
+      const alsoPushed =
+        pushed && (pushed.version === undefined || pushed.version === sync.version) ? pushed.items : [];
+      return { file, items: meaningful(union(pulled, alsoPushed)), freshness: "fresh" };
     } catch (error) {
       if (signal?.aborted) throw error;
       return notFresh(
@@ -60,7 +69,16 @@ export async function diagnosticsOf(
       const pushed = client.pushed.get(sync.uri);
       if (pushed) {
         if (pushed.version !== undefined && pushed.version === sync.version) {
-          return { file, items: meaningful(pushed.items), freshness: "fresh" };
+          // A publish made while the server is still loading the workspace, or before the check it runs on save,
+          // is not its last word: wait for that work to end.
+          const grace = sync.changed ? (client.spec.checkOnSaveMs ?? 0) : 0;
+          if (
+            (client.progressTitles.length || grace) &&
+            !(await client.settled(Math.max(0, deadline - Date.now()), grace, signal))
+          )
+            break;
+          const latest = client.pushed.get(sync.uri) ?? pushed;
+          return { file, items: meaningful(latest.items), freshness: "fresh" };
         }
         if (pushed.version === undefined && (pushed.seq > sync.baseline || !sync.changed)) {
           // No version to match: wait until the server has been quiet for a moment.
@@ -119,6 +137,14 @@ async function quietFor(client: LspClient, uri: string, seq: number, signal: Abo
     if (signal.aborted) return false;
     last = now;
   }
+}
+
+/** Pulled and pushed diagnostics together, each finding once. */
+function union(a: Diagnostic[], b: Diagnostic[]): Diagnostic[] {
+  const key = (d: Diagnostic) =>
+    `${d.range.start.line}:${d.range.start.character}:${d.severity}:${d.message}`;
+  const seen = new Set(a.map(key));
+  return [...a, ...b.filter((d) => !seen.has(key(d)))];
 }
 
 /** Hints (severity 4: unused, deprecated styling) are editor decorations, not findings. */
