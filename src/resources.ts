@@ -4,6 +4,7 @@
  *
  * Later resources (language servers, grammars, debug sessions, kernels, workers) add their key here.
  */
+import type { AstEngine } from "./ast/engine.js";
 import type { FileStore } from "./files/store.js";
 import type { Lsp } from "./lsp/service.js";
 import type { QuestionDesk } from "./questions/desk.js";
@@ -15,6 +16,8 @@ export interface Resources {
   questions: QuestionDesk;
   /** The language-server supervisor (servers start lazily), the diagnostics journal. */
   lsp: Lsp;
+  /** The tree-sitter grammar bundle: structural search, staged rewrites. */
+  grammars: AstEngine;
   /** The conversation this run belongs to (some resources are per conversation). */
   conversation: string;
 }

@@ -8,6 +8,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { linkPrivately, type PrivateLink } from "../transport/link.js";
 import { ApprovalGate, type ApproverOption } from "./approvals.js";
+import { AstEngine } from "./ast/engine.js";
 import { errorMessage } from "./errors.js";
 import { FileStore } from "./files/store.js";
 import { createDispatcher, errorResult } from "./gate.js";
@@ -46,6 +47,8 @@ export interface RunOptions {
   readonly conversationId?: string;
   /** runbound's read/write/edit/apply_patch. Default true; false when the harness brings its own. */
   readonly files?: boolean;
+  /** The grammar bundle (ast_grep, ast_edit, resolve). Default true. */
+  readonly grammars?: boolean;
   /** Language servers (lsp, lsp_rename, diagnostics on write). Default true; no server starts until needed. */
   readonly lsp?: boolean | LspOptions;
   /** A port to a person (+ target space): wires ask_user, and permission cards when no approver is given. */
@@ -98,6 +101,7 @@ export class Run {
     this.conversationId = options.conversationId;
     if (options.conversationId) this.#resources.conversation = options.conversationId;
     if (options.files !== false) this.#resources.files = new FileStore(workdir);
+    if (options.grammars !== false) this.#resources.grammars = new AstEngine(workdir);
     if (options.lsp !== false) {
       const lsp = new Lsp(workdir, this.processes, typeof options.lsp === "object" ? options.lsp : {});
       this.#resources.lsp = lsp;

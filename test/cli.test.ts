@@ -14,10 +14,19 @@ describe("npm start: the tour", () => {
     await runTour((line) => lines.push(line));
     const transcript = lines.join("\n");
     expect(transcript).toMatch(
-      /^full +read · write\* · edit\* · apply_patch\* · ask_user · lsp · lsp_rename\*$/m,
+      /^full +read · write\* · edit\* · apply_patch\* · ask_user · lsp · lsp_rename\* · ast_grep · ast_edit\* · resolve\*$/m,
     );
-    expect(transcript).toMatch(/^plan +read · ask_user · lsp$/m);
-    for (const tool of ["read", "write", "edit", "apply_patch", "ask_user"])
+    expect(transcript).toMatch(/^plan +read · ask_user · lsp · ast_grep$/m);
+    for (const tool of [
+      "read",
+      "write",
+      "edit",
+      "apply_patch",
+      "ask_user",
+      "lsp_rename",
+      "ast_edit",
+      "resolve",
+    ])
       expect(transcript).toContain(`▶ full › ${tool} `);
     expect(transcript).toContain("Applied the patch: 2 files changed.");
     expect(transcript).toContain("write is not available on the plan surface");
@@ -29,6 +38,8 @@ describe("npm start: the tour", () => {
     expect(transcript).toContain("go/stock.go:38 error: undefined: totl");
     expect(transcript).toContain("1 earlier diagnostic resolved.");
     expect(transcript).toContain("Renamed `add` to `insert`: 2 edits in 2 files.");
+    expect(transcript).toContain("(proposed) 2 replacements in 1 file — nothing is written yet");
+    expect(transcript).toContain("Unparseable pattern for python");
     expect(transcript).toContain("Done: the run was disposed");
   });
 });

@@ -23,14 +23,27 @@ describe("each surface lists the tools its tier allows", () => {
     expect(await toolNames(await run.link({ surface: "full" }))).toEqual([
       "apply_patch",
       "ask_user",
+      "ast_edit",
+      "ast_grep",
       "edit",
       "lsp",
       "lsp_rename",
       "read",
+      "resolve",
       "write",
     ]);
-    expect(await toolNames(await run.link({ surface: "plan" }))).toEqual(["ask_user", "lsp", "read"]);
-    expect(await toolNames(await run.link({ surface: "readonly" }))).toEqual(["ask_user", "lsp", "read"]);
+    expect(await toolNames(await run.link({ surface: "plan" }))).toEqual([
+      "ask_user",
+      "ast_grep",
+      "lsp",
+      "read",
+    ]);
+    expect(await toolNames(await run.link({ surface: "readonly" }))).toEqual([
+      "ask_user",
+      "ast_grep",
+      "lsp",
+      "read",
+    ]);
   });
 
   it("marks read-tier tools read-only and write-tier tools destructive for the client", async () => {
@@ -87,7 +100,9 @@ describe("a crafted call for a tool the surface does not list is refused at disp
     const { run } = await everything();
     const result = await call(await run.link({ surface: "plan" }), "bash", { command: "ls" });
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toBe('There is no tool named "bash". This surface has: read, ask_user, lsp.');
+    expect(textOf(result)).toBe(
+      'There is no tool named "bash". This surface has: read, ask_user, lsp, ast_grep.',
+    );
   });
 });
 
@@ -104,7 +119,14 @@ describe("registration follows wiring", () => {
   it("files: false leaves out read, write, edit and apply_patch, and says why when one is called", async () => {
     const workdir = await workdirWith();
     const run = track(
-      await createRun({ workdir, conversationId: "c1", files: false, lsp: false, approver: "always" }),
+      await createRun({
+        workdir,
+        conversationId: "c1",
+        files: false,
+        lsp: false,
+        grammars: false,
+        approver: "always",
+      }),
     );
     const client = await run.link({ surface: "full" });
     expect(await toolNames(client)).toEqual([]);
@@ -121,10 +143,10 @@ describe("registration follows wiring", () => {
     const noSpace = track(await createRun({ workdir, questions: port }));
     const explicitSpace = track(await createRun({ workdir, questions: { port, space: "room-7" } }));
     const fromConversation = track(await createRun({ workdir, conversationId: "c1", questions: port }));
-    expect(noPort.tools("plan")).toEqual(["read", "lsp"]);
-    expect(noSpace.tools("plan")).toEqual(["read", "lsp"]);
-    expect(explicitSpace.tools("plan")).toEqual(["read", "ask_user", "lsp"]);
-    expect(fromConversation.tools("plan")).toEqual(["read", "ask_user", "lsp"]);
+    expect(noPort.tools("plan")).toEqual(["read", "lsp", "ast_grep"]);
+    expect(noSpace.tools("plan")).toEqual(["read", "lsp", "ast_grep"]);
+    expect(explicitSpace.tools("plan")).toEqual(["read", "ask_user", "lsp", "ast_grep"]);
+    expect(fromConversation.tools("plan")).toEqual(["read", "ask_user", "lsp", "ast_grep"]);
   });
 
   it("registerTool refuses a harness tool whose resources are not wired", async () => {

@@ -240,7 +240,26 @@ export async function runTour(out: (line: string) => void = (line) => console.lo
       { choices: [1] },
     );
 
-    heading("7. A run with no approver and no question port fails closed");
+    heading("7. ast_grep / ast_edit / resolve — code found by its shape, rewritten all or nothing");
+    await call(plan, "plan", "ast_grep", { pattern: "if ($X != null) $X!.dispose()", language: "dart" });
+    await call(plan, "plan", "ast_grep", { pattern: "fmt.Println($$$ARGS)", path: "go", language: "go" });
+    out(
+      "A pattern that no context can parse is said to be unparseable, never searched and silently not found:",
+    );
+    await call(plan, "plan", "ast_grep", { pattern: 'print("unclosed', path: "python/inventory/stock.py" });
+    await call(
+      full,
+      "full",
+      "ast_edit",
+      { pattern: "fmt.Println($$$ARGS)", rewrite: "log.Println($$$ARGS)", path: "go", language: "go" },
+      { choices: [1] },
+    );
+    out(
+      "Nothing was written yet; resolve accepts it (every file checked against what was staged) or discards it:",
+    );
+    await call(full, "full", "resolve", { edit_id: "edit_1", action: "discard" }, { choices: [1] });
+
+    heading("8. A run with no approver and no question port fails closed");
     await tourFailClosed(workdir, out);
   } finally {
     await run.dispose();

@@ -2,10 +2,13 @@
 import type { AnyToolSpec } from "../registry.js";
 import { applyPatchTool } from "./apply-patch.js";
 import { askUserTool } from "./ask-user.js";
+import { astEditTool } from "./ast-edit.js";
+import { astGrepTool } from "./ast-grep.js";
 import { editTool } from "./edit.js";
 import { lspTool } from "./lsp.js";
 import { lspRenameTool } from "./lsp-rename.js";
 import { readTool } from "./read.js";
+import { resolveTool } from "./resolve.js";
 import { writeTool } from "./write.js";
 
 export const BUILTIN_TOOLS: readonly AnyToolSpec[] = [
@@ -16,4 +19,7 @@ export const BUILTIN_TOOLS: readonly AnyToolSpec[] = [
   askUserTool,
   lspTool,
   lspRenameTool,
+  astGrepTool,
+  astEditTool,
+  resolveTool,
 ];

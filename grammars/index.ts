@@ -1,0 +1,240 @@
+/**
+ * The grammar bundle: every language ast_grep knows, its file extensions, its tree-sitter grammar (ast-grep's
+ * built-ins, or a prebuilt parser from an @ast-grep/lang-* package), and its scaffold ladder — the contexts a
+ * pattern fragment is parsed in, in order. Measured facts behind the ladders:
+ * - a Dart call has no call node (an identifier followed by `selector` siblings): only a statement holds it;
+ * - Go and C accept only declarations at top level; `fmt.Println(x)` there parses, wrongly, as a type conversion;
+ * - `a: number` in TypeScript is a class field only inside a class; bare it is a labeled statement.
+ */
+import { createRequire } from "node:module";
+import { Lang, registerDynamicLanguage } from "@ast-grep/napi";
+
+/** Where the pattern goes in a rung's context. */
+export const HOLE = "__RUNBOUND_PATTERN__";
+
+export type RungName = "bare" | "statement" | "expression" | "class member" | "declaration";
+
+export interface Rung {
+  readonly name: RungName;
+  /** The context text, with HOLE where the pattern goes. */
+  readonly context: string;
+}
+
+export interface Grammar {
+  /** The id the tools take as `language`. */
+  readonly id: string;
+  /** What napi's parse() takes: a built-in Lang or a registered dynamic language name. */
+  readonly lang: string;
+  readonly extensions: readonly string[];
+  /** The character ast-grep substitutes for `$` while parsing a pattern (must be an identifier character). */
+  readonly expando: string;
+  readonly ladder: readonly Rung[];
+  /** Node kinds that parse but are almost never what a pattern means; used only if no rung gives another. */
+  readonly implausible?: readonly string[];
+}
+
+const bare: Rung = { name: "bare", context: HOLE };
+
+const CLIKE_STATEMENT = (fn: string): Rung => ({
+  name: "statement",
+  context: fn.replace("BODY", `\n${HOLE};\n`),
+});
+const CLIKE_STATEMENT_NO_SEMI = (fn: string): Rung => ({
+  name: "statement",
+  context: fn.replace("BODY", `\n${HOLE}\n`),
+});
+
+const JS_LADDER: Rung[] = [
+  bare,
+  { name: "class member", context: `class __C {\n${HOLE}\n}` },
+  { name: "expression", context: `__x = (${HOLE});` },
+  { name: "expression", context: `({ ${HOLE} });` },
+];
+
+export const GRAMMARS: readonly Grammar[] = [
+  {
+    id: "typescript",
+    lang: Lang.TypeScript,
+    extensions: [".ts", ".mts", ".cts"],
+    expando: "$",
+    ladder: JS_LADDER,
+    implausible: ["labeled_statement"],
+  },
+  {
+    id: "tsx",
+    lang: Lang.Tsx,
+    extensions: [".tsx"],
+    expando: "$",
+    ladder: JS_LADDER,
+    implausible: ["labeled_statement"],
+  },
+  {
+    id: "javascript",
+    lang: Lang.JavaScript,
+    extensions: [".js", ".mjs", ".cjs", ".jsx"],
+    expando: "$",
+    ladder: JS_LADDER,
+    implausible: ["labeled_statement"],
+  },
+  { id: "html", lang: Lang.Html, extensions: [".html", ".htm"], expando: "z", ladder: [bare] },
+  {
+    id: "css",
+    lang: Lang.Css,
+    extensions: [".css"],
+    expando: "_",
+    ladder: [bare, { name: "declaration", context: `.__c { ${HOLE} }` }],
+  },
+  {
+    id: "python",
+    lang: "python",
+    extensions: [".py", ".pyi"],
+    expando: "µ",
+    ladder: [
+      bare,
+      { name: "expression", context: `__x = ${HOLE}` },
+      { name: "expression", context: `{${HOLE}}` },
+      { name: "class member", context: `class __C:\n${HOLE}` },
+    ],
+  },
+  {
+    id: "go",
+    lang: "go",
+    extensions: [".go"],
+    expando: "µ",
+    ladder: [
+      CLIKE_STATEMENT_NO_SEMI("func __f() {BODY}"),
+      { name: "declaration", context: HOLE },
+      { name: "expression", context: `var __x = ${HOLE}` },
+      { name: "class member", context: `type __T struct {\n${HOLE}\n}` },
+    ],
+    implausible: ["type_conversion_expression"],
+  },
+  {
+    id: "rust",
+    lang: "rust",
+    extensions: [".rs"],
+    expando: "µ",
+    ladder: [
+      CLIKE_STATEMENT("fn __f() {BODY}"),
+      CLIKE_STATEMENT_NO_SEMI("fn __f() {BODY}"),
+      { name: "declaration", context: HOLE },
+      { name: "class member", context: `impl __S {\n${HOLE}\n}` },
+      { name: "expression", context: `fn __f() { let __x = ${HOLE}; }` },
+    ],
+  },
+  {
+    id: "c",
+    lang: "c",
+    extensions: [".c", ".h"],
+    expando: "_",
+    ladder: [
+      CLIKE_STATEMENT("void __f(void) {BODY}"),
+      { name: "declaration", context: HOLE },
+      { name: "class member", context: `struct __S {\n${HOLE};\n};` },
+      { name: "expression", context: `int __x = ${HOLE};` },
+    ],
+  },
+  {
+    id: "cpp",
+    lang: "cpp",
+    extensions: [".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx"],
+    expando: "_",
+    ladder: [
+      CLIKE_STATEMENT("void __f() {BODY}"),
+      { name: "declaration", context: HOLE },
+      { name: "class member", context: `class __C {\n${HOLE};\n};` },
+      { name: "expression", context: `auto __x = ${HOLE};` },
+    ],
+  },
+  {
+    id: "java",
+    lang: "java",
+    extensions: [".java"],
+    expando: "$",
+    ladder: [
+      CLIKE_STATEMENT("class __C { void __f() {BODY} }"),
+      { name: "class member", context: `class __C {\n${HOLE}\n}` },
+      { name: "declaration", context: HOLE },
+      { name: "expression", context: `class __C { Object __x = ${HOLE}; }` },
+    ],
+  },
+  {
+    id: "kotlin",
+    lang: "kotlin",
+    extensions: [".kt", ".kts"],
+    expando: "µ",
+    ladder: [
+      CLIKE_STATEMENT_NO_SEMI("fun __f() {BODY}"),
+      { name: "class member", context: `class __C {\n${HOLE}\n}` },
+      { name: "declaration", context: HOLE },
+    ],
+  },
+  {
+    id: "dart",
+    lang: "dart",
+    extensions: [".dart"],
+    expando: "$",
+    ladder: [
+      CLIKE_STATEMENT("void __f() {BODY}"),
+      { name: "class member", context: `class __C {\n${HOLE}\n}` },
+      { name: "declaration", context: HOLE },
+      { name: "expression", context: `var __x = ${HOLE};` },
+    ],
+  },
+  {
+    id: "ruby",
+    lang: "ruby",
+    extensions: [".rb"],
+    expando: "µ",
+    ladder: [bare, { name: "class member", context: `class C__\n${HOLE}\nend` }],
+  },
+  { id: "bash", lang: "bash", extensions: [".sh", ".bash"], expando: "$", ladder: [bare] },
+  {
+    id: "json",
+    lang: "json",
+    extensions: [".json"],
+    expando: "$",
+    ladder: [bare, { name: "expression", context: `{${HOLE}}` }],
+  },
+  { id: "yaml", lang: "yaml", extensions: [".yaml", ".yml"], expando: "$", ladder: [bare] },
+];
+
+const DYNAMIC = [
+  "dart",
+  "python",
+  "go",
+  "rust",
+  "c",
+  "cpp",
+  "java",
+  "kotlin",
+  "ruby",
+  "bash",
+  "json",
+  "yaml",
+] as const;
+let registered = false;
+
+/** Registers the prebuilt parsers of the @ast-grep/lang-* packages with napi (once per process). */
+export function ensureGrammars(): void {
+  if (registered) return;
+  const require = createRequire(import.meta.url);
+  const modules: Record<
+    string,
+    { libraryPath: string; extensions: string[]; languageSymbol: string; expandoChar: string }
+  > = {};
+  for (const id of DYNAMIC) modules[id] = require(`@ast-grep/lang-${id}`);
+  registerDynamicLanguage(modules);
+  registered = true;
+}
+
+export function grammarById(id: string): Grammar | undefined {
+  return GRAMMARS.find((g) => g.id === id);
+}
+
+export function grammarForFile(file: string): Grammar | undefined {
+  const dot = file.lastIndexOf(".");
+  if (dot === -1) return undefined;
+  const ext = file.slice(dot).toLowerCase();
+  return GRAMMARS.find((g) => g.extensions.includes(ext));
+}

@@ -1,0 +1,127 @@
+/**
+ * The pattern compiler. ast-grep compiles a broken pattern silently and matches nothing, and a fragment only
+ * matches in the context it parses in. So each rung of the language's ladder is tried in order: the scaffolded
+ * text is parsed with `$` replaced by the expando character, a rung whose parse has an ERROR or MISSING node is
+ * rejected, and the node that spans the pattern gives the selector. No rung → "unparseable", saying where.
+ */
+import { parse, type SgNode } from "@ast-grep/napi";
+import { type Grammar, HOLE, type RungName } from "../../grammars/index.js";
+import { ToolError } from "../errors.js";
+
+export interface CompiledPattern {
+  readonly pattern: string;
+  readonly rung: RungName;
+  /** The napi rule: the pattern in its context, and the kind of the node to match. */
+  readonly rule: { rule: { pattern: { context: string; selector: string } } };
+  readonly selector: string;
+  /** Names bound by the pattern: single ($X) and multiple ($$$X). `$_` binds nothing. */
+  readonly singles: readonly string[];
+  readonly multiples: readonly string[];
+  /** Words that every matching file must contain (the literal prefilter). */
+  readonly literals: readonly string[];
+}
+
+const METAVAR = /\$\$\$([A-Z_][A-Z0-9_]*)?|\$([A-Z_][A-Z0-9_]*)/g;
+
+export function compilePattern(grammar: Grammar, pattern: string): CompiledPattern {
+  const trimmed = pattern.trim();
+  if (trimmed === "") throw new ToolError("`pattern` is empty; give a code fragment, e.g. `dispose($X)`.");
+  const problems: string[] = [];
+  let fallback: CompiledPattern | undefined;
+  for (const rung of grammar.ladder) {
+    // A function replacement: in a string one, `$$` would turn into `$` and break $$$ metavariables.
+    const context = rung.context.replace(HOLE, () => trimmed);
+    const offset = rung.context.indexOf(HOLE);
+    const expanded = expand(context, grammar.expando);
+    const root = parse(grammar.lang, expanded).root();
+    const broken = firstBroken(root);
+    if (broken) {
+      problems.push(`as ${article(rung.name)}: ${describeBreak(broken, offset, trimmed.length, expanded)}`);
+      continue;
+    }
+    const node = nodeSpanning(root, offset, offset + trimmed.length);
+    if (!node) {
+      problems.push(`as ${article(rung.name)}: it does not form one syntax node`);
+      continue;
+    }
+    const kind = String(node.kind());
+    const compiled = build(trimmed, rung.name, context, kind);
+    if (grammar.implausible?.includes(kind)) {
+      fallback ??= compiled;
+      continue;
+    }
+    return compiled;
+  }
+  if (fallback) return fallback;
+  throw new ToolError(
+    `Unparseable pattern for ${grammar.id}: \`${trimmed}\` is not valid ${grammar.id} in any context tried, so it was not searched.\n` +
+      problems.map((p) => `- ${p}`).join("\n") +
+      "\nWrite the fragment as it appears in source (complete brackets and strings); metavariables are $NAME, $$$NAME, $_.",
+  );
+}
+
+function build(pattern: string, rung: RungName, context: string, selector: string): CompiledPattern {
+  const singles = new Set<string>();
+  const multiples = new Set<string>();
+  for (const m of pattern.matchAll(METAVAR)) {
+    if (m[1] !== undefined && m[1] !== "_") multiples.add(m[1]);
+    if (m[2] !== undefined && m[2] !== "_") singles.add(m[2]);
+  }
+  const withoutVars = pattern.replace(METAVAR, " ");
+  const literals = [...new Set(withoutVars.match(/[\p{L}\p{N}_]{2,}/gu) ?? [])];
+  return {
+    pattern,
+    rung,
+    rule: { rule: { pattern: { context, selector } } },
+    selector,
+    singles: [...singles],
+    multiples: [...multiples],
+    literals,
+  };
+}
+
+/** `$` of metavariables → the grammar's expando character, as ast-grep does before parsing a pattern. */
+function expand(text: string, expando: string): string {
+  return text.replace(METAVAR, (m) => m.replaceAll("$", expando));
+}
+
+function firstBroken(node: SgNode): SgNode | undefined {
+  if (node.kind() === "ERROR") return node;
+  const r = node.range();
+  // tree-sitter's MISSING nodes are zero-width leaves inserted to complete the tree.
+  if (node.isLeaf() && r.start.index === r.end.index && node.kind() !== "") return node;
+  for (const child of node.children()) {
+    const found = firstBroken(child);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function describeBreak(node: SgNode, offset: number, length: number, text: string): string {
+  const at = node.range().start.index - offset;
+  if (at < 0 || at > length) return "it does not fit that context";
+  const near = text.slice(offset + at, offset + Math.min(length, at + 20)).split("\n")[0];
+  const missing = node.kind() !== "ERROR" ? ` (a \`${node.kind()}\` is missing)` : "";
+  return `it breaks at character ${at + 1}${near ? `, near \`${near}\`` : " (the end)"}${missing}`;
+}
+
+/** The innermost node whose range is exactly [start, end); else the smallest one containing it. */
+function nodeSpanning(root: SgNode, start: number, end: number): SgNode | undefined {
+  let exact: SgNode | undefined;
+  let containing: SgNode | undefined;
+  const visit = (node: SgNode) => {
+    const r = node.range();
+    if (r.start.index > start || r.end.index < end) return;
+    if (node.kind() !== root.kind()) {
+      containing = node;
+      if (r.start.index === start && r.end.index === end) exact = node;
+    }
+    for (const child of node.children()) visit(child);
+  };
+  visit(root);
+  return exact ?? containing;
+}
+
+function article(rung: RungName): string {
+  return rung === "bare" ? "a bare fragment" : rung === "expression" ? "an expression" : `a ${rung}`;
+}

@@ -1,0 +1,291 @@
+/**
+ * The `grammars` resource of a run: structural search (ast_grep), staged rewrite (ast_edit) and its commit or
+ * discard (resolve). Staged edits belong to the run and die with it.
+ */
+import { statSync } from "node:fs";
+import path from "node:path";
+import { ensureGrammars, GRAMMARS, type Grammar, grammarById, grammarForFile } from "../../grammars/index.js";
+import { ToolError } from "../errors.js";
+import { commitChanges } from "../files/commit.js";
+import { confine, toPosix } from "../files/paths.js";
+import { plural } from "../files/text.js";
+import { type CompiledPattern, compilePattern } from "./compile.js";
+import { renderRewrite, templateNames } from "./rewrite.js";
+import { type AstMatch, type FileMatches, type FileRef, searchFiles } from "./search.js";
+import { sourceFiles } from "./walk.js";
+
+export interface ScopeArgs {
+  pattern: string;
+  path?: string | undefined;
+  language?: string | undefined;
+}
+
+interface StagedFile {
+  readonly file: FileRef;
+  readonly original: string;
+  readonly updated: string;
+  readonly replacements: number;
+}
+
+interface StagedEdit {
+  readonly id: string;
+  readonly files: StagedFile[];
+  readonly replacements: number;
+}
+
+const MAX_PREVIEW = 12;
+
+export class AstEngine {
+  readonly #workdir: string;
+  readonly #staged = new Map<string, StagedEdit>();
+  readonly #ended = new Map<string, string>();
+  #next = 1;
+
+  constructor(workdir: string) {
+    this.#workdir = workdir;
+    ensureGrammars();
+  }
+
+  async #scope(
+    args: ScopeArgs,
+  ): Promise<{ grammar: Grammar; files: FileRef[]; where: string; compiled: CompiledPattern }> {
+    const target = await confine(this.#workdir, args.path ?? ".", "path");
+    let info: ReturnType<typeof statSync>;
+    try {
+      info = statSync(target.real);
+    } catch {
+      throw new ToolError(
+        `\`path\` ${target.rel} does not exist; give a file or folder inside the workdir (default: all of it).`,
+      );
+    }
+    const named = args.language !== undefined ? grammarById(args.language) : undefined;
+    if (args.language !== undefined && !named) {
+      throw new ToolError(
+        `\`language\` "${args.language}" is not in the grammar bundle; use one of: ${GRAMMARS.map((g) => g.id).join(", ")}.`,
+      );
+    }
+    let grammar: Grammar;
+    let files: FileRef[];
+    if (info.isFile()) {
+      const inferred = grammarForFile(target.real);
+      if (!inferred && !named) {
+        throw new ToolError(
+          `Cannot tell the language of ${target.rel} from its extension; give \`language\` (one of: ${GRAMMARS.map((g) => g.id).join(", ")}).`,
+        );
+      }
+      if (named && inferred && named.id !== inferred.id && !sameFamily(named, inferred)) {
+        throw new ToolError(
+          `\`language\` ${named.id} does not match ${target.rel}, which is ${inferred.id}; drop \`language\` or pass ${inferred.id}.`,
+        );
+      }
+      grammar = named ?? inferred!;
+      files = [{ abs: target.real, rel: target.rel }];
+    } else {
+      const all = sourceFiles(target.real, (f) => grammarForFile(f) !== undefined);
+      if (!named) {
+        const counts = new Map<string, number>();
+        for (const f of all) counts.set(grammarForFile(f)!.id, (counts.get(grammarForFile(f)!.id) ?? 0) + 1);
+        const present = [...counts]
+          .sort((a, b) => b[1] - a[1])
+          .map(([id, n]) => `${id} (${plural(n, "file")})`);
+        throw new ToolError(
+          `\`language\` is needed to search a folder: ${target.rel === "." ? "the workdir" : target.rel} holds ${present.length ? present.join(", ") : "no source file of a known language"}.`,
+        );
+      }
+      grammar = named;
+      files = all
+        .filter((f) => grammar.extensions.includes(path.extname(f).toLowerCase()))
+        .map((abs) => ({ abs, rel: this.#rel(abs) }));
+    }
+    return { grammar, files, where: target.rel, compiled: compilePattern(grammar, args.pattern) };
+  }
+
+  async search(args: ScopeArgs & { max_results?: number | undefined }, signal: AbortSignal) {
+    const { grammar, files, where, compiled } = await this.#scope(args);
+    const outcome = await searchFiles(files, grammar, compiled, signal);
+    const all = outcome.files.flatMap((f) => f.matches);
+    const limit = args.max_results ?? 50;
+    const shown = all.slice(0, limit);
+    const how = `the pattern parsed as ${describeRung(compiled)}`;
+    const scope = `${plural(outcome.searched, `${grammar.id} file`)} under ${where}`;
+    const header = all.length
+      ? `${plural(all.length, "match", "matches")} in ${plural(outcome.files.length, "file")} (${all.length > shown.length ? `showing ${shown.length} of ${all.length}; ` : ""}searched ${scope}; ${how}):`
+      : `No matches in ${scope} (${how}; ${outcome.parsed} of them contain its words and were parsed).`;
+    const rows = shown.map((m) => `${m.path}:${m.line}  ${snippet(m.text)}${captureLine(m)}`);
+    return {
+      text: [header, ...rows].join("\n"),
+      structured: {
+        language: grammar.id,
+        rung: compiled.rung,
+        selector: compiled.selector,
+        total: all.length,
+        files: outcome.files.length,
+        searched: outcome.searched,
+        matches: shown.map((m) => ({
+          path: m.path,
+          line: m.line,
+          column: m.column,
+          end_line: m.endLine,
+          text: m.text,
+          captures: m.captures,
+        })),
+      },
+    };
+  }
+
+  async stage(args: ScopeArgs & { rewrite: string }, signal: AbortSignal) {
+    const { grammar, files, where, compiled } = await this.#scope(args);
+    const bound = new Set([...compiled.singles, ...compiled.multiples]);
+    const unknown = templateNames(args.rewrite).filter((n) => !bound.has(n));
+    if (unknown.length) {
+      throw new ToolError(
+        `\`rewrite\` uses ${unknown.map((n) => `$${n}`).join(", ")}, which the pattern does not bind (it binds ${[...bound].map((n) => `$${n}`).join(", ") || "nothing"}). Nothing was staged.`,
+      );
+    }
+    const outcome = await searchFiles(files, grammar, compiled, signal);
+    const staged: StagedFile[] = [];
+    const overlaps: string[] = [];
+    const preview: string[] = [];
+    for (const found of outcome.files) {
+      const kept = outermost(found, overlaps);
+      let updated = found.text;
+      const replaced = new Map(kept.map((m) => [m, renderRewrite(args.rewrite, m, found.text)]));
+      // Applied from the end so earlier offsets stay valid; previewed from the top, as a person reads.
+      for (const m of [...kept].sort((a, b) => b.start - a.start)) {
+        updated = updated.slice(0, m.start) + replaced.get(m) + updated.slice(m.end);
+      }
+      for (const m of kept) {
+        if (preview.length < MAX_PREVIEW * 3)
+          preview.push(`${m.path}:${m.line}\n  - ${snippet(m.text)}\n  + ${snippet(replaced.get(m)!)}`);
+      }
+      if (updated !== found.text)
+        staged.push({ file: found.file, original: found.text, updated, replacements: kept.length });
+    }
+    const replacements = staged.reduce((n, f) => n + f.replacements, 0);
+    const how = `the pattern parsed as ${describeRung(compiled)}`;
+    if (replacements === 0) {
+      return {
+        text: `No matches in ${plural(outcome.searched, `${grammar.id} file`)} under ${where} (${how}); nothing was staged.`,
+        structured: { edit_id: null, replacements: 0, files: [], overlaps },
+      };
+    }
+    const id = `edit_${this.#next++}`;
+    this.#staged.set(id, { id, files: staged, replacements });
+    const shownPreview = preview.slice(0, MAX_PREVIEW);
+    const lines = [
+      `(proposed) ${plural(replacements, "replacement")} in ${plural(staged.length, "file")} — nothing is written yet; call resolve with edit_id "${id}" and action "accept" (or "discard"). ${how[0]!.toUpperCase()}${how.slice(1)}.`,
+      ...shownPreview,
+      ...(preview.length > shownPreview.length || replacements > shownPreview.length
+        ? [`… ${replacements - shownPreview.length} more not shown`]
+        : []),
+      ...(overlaps.length
+        ? [
+            `${plural(overlaps.length, "match", "matches")} inside another match ${overlaps.length === 1 ? "was" : "were"} not rewritten (the outer one was): ${overlaps.join(", ")}. Run ast_edit again after resolving to rewrite ${overlaps.length === 1 ? "it" : "them"}.`,
+          ]
+        : []),
+    ];
+    return {
+      text: lines.join("\n"),
+      structured: {
+        edit_id: id,
+        replacements,
+        files: staged.map((f) => ({ path: f.file.rel, replacements: f.replacements })),
+        overlaps,
+      },
+    };
+  }
+
+  async resolve(args: { edit_id: string; action: "accept" | "discard" }) {
+    const edit = this.#staged.get(args.edit_id);
+    if (!edit) {
+      const ended = this.#ended.get(args.edit_id);
+      if (ended)
+        throw new ToolError(`${args.edit_id} was already ${ended}; there is nothing left to resolve.`);
+      const pending = [...this.#staged.keys()];
+      throw new ToolError(
+        `There is no staged edit "${args.edit_id}". Staged now: ${pending.length ? pending.join(", ") : "none (ast_edit stages one)"}.`,
+      );
+    }
+    this.#staged.delete(edit.id);
+    const summary = `${plural(edit.replacements, "replacement")} in ${plural(edit.files.length, "file")}`;
+    if (args.action === "discard") {
+      this.#ended.set(edit.id, "discarded");
+      return {
+        text: `Discarded ${edit.id} (${summary}); nothing was written.`,
+        structured: { edit_id: edit.id, action: "discard" as const, files: [] },
+        written: [],
+      };
+    }
+    const targets = await Promise.all(
+      edit.files.map(async (f) => ({ f, target: await confine(this.#workdir, f.file.rel) })),
+    );
+    try {
+      await commitChanges("resolve", {
+        writes: targets.map(({ f, target }) => ({ target, content: f.updated })),
+        deletes: [],
+        plannedFrom: new Map(targets.map(({ f, target }) => [target.real, f.original])),
+      });
+    } catch (error) {
+      this.#ended.set(edit.id, "rejected");
+      if (error instanceof ToolError)
+        throw new ToolError(
+          `${error.message} ${edit.id} is dropped: run ast_edit again to stage a fresh one.`,
+        );
+      throw error;
+    }
+    this.#ended.set(edit.id, "accepted");
+    const rows = edit.files.map((f) => `  ${f.file.rel} (${plural(f.replacements, "replacement")})`);
+    return {
+      text: `Applied ${edit.id}: ${summary}.\n${rows.join("\n")}`,
+      structured: {
+        edit_id: edit.id,
+        action: "accept" as const,
+        files: edit.files.map((f) => ({ path: f.file.rel, replacements: f.replacements })),
+      },
+      written: edit.files.map((f) => f.file.rel),
+    };
+  }
+
+  #rel(abs: string): string {
+    return toPosix(path.relative(this.#workdir, abs));
+  }
+}
+
+/** Keeps the outermost of nested matches; the inner ones are named in `overlaps`, never dropped silently. */
+function outermost(found: FileMatches, overlaps: string[]): AstMatch[] {
+  const kept: AstMatch[] = [];
+  for (const m of [...found.matches].sort((a, b) => a.start - b.start || b.end - a.end)) {
+    const last = kept[kept.length - 1];
+    if (last && m.start < last.end) overlaps.push(`${m.path}:${m.line}`);
+    else kept.push(m);
+  }
+  return kept;
+}
+
+function sameFamily(a: Grammar, b: Grammar): boolean {
+  const js = ["typescript", "tsx", "javascript"];
+  return (
+    (js.includes(a.id) && js.includes(b.id)) || (["c", "cpp"].includes(a.id) && ["c", "cpp"].includes(b.id))
+  );
+}
+
+function describeRung(c: CompiledPattern): string {
+  const what =
+    c.rung === "bare" ? "a bare fragment" : c.rung === "expression" ? "an expression" : `a ${c.rung}`;
+  return `${what} (${c.selector})`;
+}
+
+function snippet(text: string): string {
+  const lines = text.split("\n");
+  const shown = lines
+    .slice(0, 3)
+    .map((l, i) => (i === 0 ? l : l.trim()))
+    .map((l) => (l.length > 160 ? `${l.slice(0, 160)}…` : l));
+  return shown.join(" ⏎ ") + (lines.length > 3 ? ` ⏎ … (${lines.length - 3} more lines)` : "");
+}
+
+function captureLine(m: AstMatch): string {
+  const entries = Object.entries(m.captures);
+  if (entries.length === 0) return "";
+  return `\n    ${entries.map(([k, v]) => `$${k} = ${v.length > 80 ? `${v.slice(0, 80)}…` : v.replace(/\n/g, " ⏎ ")}`).join("; ")}`;
+}

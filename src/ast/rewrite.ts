@@ -1,0 +1,48 @@
+/**
+ * ast_edit's rewrite template: $NAME and $$$NAME are replaced by what the match captured ($$$NAME: the source
+ * from its first to its last node). Indentation is carried so that a multi-line result is valid where it lands
+ * (it matters for Python): template lines after the first get the match's own indentation, and a multi-line
+ * capture is re-indented from where it was to where the template puts it.
+ */
+import type { AstMatch } from "./search.js";
+
+const TEMPLATE_VAR = /\$\$\$([A-Z_][A-Z0-9_]*)|\$([A-Z_][A-Z0-9_]*)/g;
+
+export function templateNames(template: string): string[] {
+  return [...template.matchAll(TEMPLATE_VAR)].map((m) => m[1] ?? m[2] ?? "");
+}
+
+export function renderRewrite(template: string, match: AstMatch, fileText: string): string {
+  const base = indentOfLineAt(fileText, match.start);
+  const lines = template.split("\n");
+  return lines
+    .map((line, i) => {
+      const lineIndent = base + (line.match(/^[ \t]*/)?.[0] ?? "");
+      const filled = line.replace(
+        TEMPLATE_VAR,
+        (_all, multi: string | undefined, single: string | undefined) => {
+          const name = multi ?? single ?? "";
+          const captured = match.captures[name] ?? "";
+          return reindent(captured, fileText, match, lineIndent);
+        },
+      );
+      return i === 0 ? filled : filled.length ? base + filled : filled;
+    })
+    .join("\n");
+}
+
+/** A multi-line capture's later lines move from the capture's own indentation to `target`. */
+function reindent(captured: string, fileText: string, match: AstMatch, target: string): string {
+  if (!captured.includes("\n")) return captured;
+  const at = fileText.indexOf(captured, match.start);
+  const own = at === -1 ? "" : indentOfLineAt(fileText, at);
+  const rest = captured.split("\n").slice(1);
+  // Lines of the capture are indented at least as much as its first line's line; keep what is beyond that.
+  const shifted = rest.map((l) => (l.startsWith(own) ? target + l.slice(own.length) : l));
+  return [captured.split("\n")[0], ...shifted].join("\n");
+}
+
+function indentOfLineAt(text: string, offset: number): string {
+  const lineStart = text.lastIndexOf("\n", offset - 1) + 1;
+  return text.slice(lineStart).match(/^[ \t]*/)?.[0] ?? "";
+}

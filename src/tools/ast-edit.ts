@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { defineTool } from "../registry.js";
+
+export const astEditTool = defineTool({
+  name: "ast_edit",
+  title: "Stage a structural rewrite",
+  tier: "write",
+  needs: ["grammars"],
+  parallelSafe: false,
+  lane: "files",
+  description: [
+    "Rewrite every match of a structural pattern (as ast_grep finds them) with a template whose $NAME / $$$NAME are",
+    "filled from the match. Nothing is written: the change is staged under an edit_id with a preview;",
+    "call resolve with that edit_id to accept (all files at once, or none) or discard it.",
+  ].join(" "),
+  input: {
+    pattern: z.string().describe("What to match, e.g. `dispose($X)`."),
+    rewrite: z.string().describe("What to put instead, e.g. `$X.dispose()`."),
+    path: z
+      .string()
+      .optional()
+      .describe("File or folder relative to the workdir. Default: the whole workdir."),
+    language: z
+      .string()
+      .optional()
+      .describe("Grammar id; inferred from a file's extension, needed for a folder."),
+  },
+  output: {
+    edit_id: z.string().nullable(),
+    replacements: z.number().int(),
+    files: z.array(z.object({ path: z.string(), replacements: z.number().int() })),
+    overlaps: z.array(z.string()).describe("Matches inside another match, left for a second pass."),
+  },
+  describeCall: (args) =>
+    `stage a rewrite of \`${args.pattern}\` → \`${args.rewrite}\` in ${args.path ?? "the workdir"} (nothing is written yet)`,
+  async run(args, ctx) {
+    return ctx.use("grammars").stage(args, ctx.signal);
+  },
+});

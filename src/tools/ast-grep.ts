@@ -1,0 +1,55 @@
+import { z } from "zod";
+import { defineTool } from "../registry.js";
+
+export const astGrepTool = defineTool({
+  name: "ast_grep",
+  title: "Search code by its shape",
+  tier: "read",
+  needs: ["grammars"],
+  parallelSafe: true,
+  description: [
+    "Find code by syntax, not text: the pattern is parsed by the file's own grammar, so it matches however the code",
+    "is spaced, wrapped or commented, and never inside strings or comments. $NAME matches one node, $$$NAME a sequence",
+    "of nodes, $_ anything without binding; a metavariable used twice must match the same text",
+    "(`if ($X != null) $X.dispose()`). A pattern no context can parse is reported as unparseable, never as zero matches.",
+  ].join(" "),
+  input: {
+    pattern: z
+      .string()
+      .describe("A code fragment with metavariables, e.g. `dispose($X)` or `def $F($$$P): $$$B`."),
+    path: z
+      .string()
+      .optional()
+      .describe("File or folder relative to the workdir. Default: the whole workdir."),
+    language: z
+      .string()
+      .optional()
+      .describe(
+        "Grammar id (typescript, tsx, javascript, python, go, rust, c, cpp, java, kotlin, dart, ruby, bash, json, yaml, html, css). Inferred from a file's extension; needed for a folder.",
+      ),
+    max_results: z.number().int().min(1).max(1000).optional().describe("Matches to list. Default 50."),
+  },
+  output: {
+    language: z.string(),
+    rung: z
+      .string()
+      .describe("The context the pattern parsed in: bare, statement, expression, class member, declaration."),
+    selector: z.string(),
+    total: z.number().int(),
+    files: z.number().int(),
+    searched: z.number().int(),
+    matches: z.array(
+      z.object({
+        path: z.string(),
+        line: z.number().int(),
+        column: z.number().int(),
+        end_line: z.number().int(),
+        text: z.string(),
+        captures: z.record(z.string(), z.string()),
+      }),
+    ),
+  },
+  async run(args, ctx) {
+    return ctx.use("grammars").search(args, ctx.signal);
+  },
+});

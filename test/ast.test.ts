@@ -1,0 +1,315 @@
+import { spawnSync } from "node:child_process";
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { createRun } from "../src/index.js";
+import { call, textOf, track, treeOf, workdirWith } from "./helpers.js";
+
+async function astClient(files: Record<string, string>, lsp = false) {
+  const workdir = await workdirWith(files);
+  const run = track(await createRun({ workdir, approver: "always", lsp }));
+  const client = await run.link({ surface: "full" });
+  return {
+    workdir,
+    run,
+    grep: (args: Record<string, unknown>) => call(client, "ast_grep", args),
+    edit: (args: Record<string, unknown>) => call(client, "ast_edit", args),
+    resolve: (edit_id: string, action: "accept" | "discard" = "accept") =>
+      call(client, "resolve", { edit_id, action }),
+  };
+}
+
+const matchesOf = (result: Awaited<ReturnType<typeof call>>) =>
+  (
+    result.structuredContent as {
+      matches?: { path: string; line: number; captures: Record<string, string> }[];
+    }
+  )?.matches ?? [];
+
+describe("ast_grep semantics per language: $X one node, $$$X a sequence, $_ binds nothing, a repeated $X the same text", () => {
+  const cases = [
+    {
+      language: "typescript",
+      file: "a.ts",
+      source: 'f(a, b);\nf(a);\nx = x;\nx = y;\nconst s = "f(a)"; // f(a)\n',
+      one: ["f($A)", [2]],
+      many: ["f($$$ARGS)", [1, 2]],
+      wildcard: ["f($_, $_)", [1]],
+      same: ["$X = $X", [3]],
+    },
+    {
+      language: "python",
+      file: "a.py",
+      source: "f(a, b)\nf(a)\nx = x\nx = y\ns = 'f(a)'  # f(a)\n",
+      one: ["f($A)", [2]],
+      many: ["f($$$ARGS)", [1, 2]],
+      wildcard: ["f($_, $_)", [1]],
+      same: ["$X = $X", [3]],
+    },
+    {
+      language: "dart",
+      file: "a.dart",
+      source: "void main() {\n  f(a, b);\n  f(a);\n  x = x;\n  x = y;\n  var s = 'f(a)'; // f(a)\n}\n",
+      one: ["f($A)", [3]],
+      many: ["f($$$ARGS)", [2, 3]],
+      wildcard: ["f($_, $_)", [2]],
+      same: ["$X = $X", [4]],
+    },
+    {
+      language: "go",
+      file: "a.go",
+      source:
+        'package main\n\nfunc main() {\n\tf(a, b)\n\tf(a)\n\tx = x\n\tx = y\n\ts := "f(a)" // f(a)\n}\n',
+      one: ["f($A)", [5]],
+      many: ["f($$$ARGS)", [4, 5]],
+      wildcard: ["f($_, $_)", [4]],
+      same: ["$X = $X", [6]],
+    },
+    {
+      language: "rust",
+      file: "a.rs",
+      source:
+        'fn main() {\n    f(a, b);\n    f(a);\n    x = x;\n    x = y;\n    let s = "f(a)"; // f(a)\n}\n',
+      one: ["f($A)", [3]],
+      many: ["f($$$ARGS)", [2, 3]],
+      wildcard: ["f($_, $_)", [2]],
+      same: ["$X = $X", [4]],
+    },
+  ] as const;
+
+  for (const c of cases) {
+    it(`${c.language}`, async () => {
+      const { grep } = await astClient({ [c.file]: c.source });
+      for (const [pattern, lines] of [c.one, c.many, c.wildcard, c.same]) {
+        const result = await grep({ pattern, path: c.file });
+        expect(result.isError, `${pattern}: ${textOf(result)}`).toBeFalsy();
+        expect(
+          matchesOf(result).map((m) => m.line),
+          `${c.language} ${pattern}`,
+        ).toEqual(lines);
+      }
+      const many = matchesOf(await grep({ pattern: "f($$$ARGS)", path: c.file }));
+      expect(many[0]?.captures).toEqual({ ARGS: "a, b" });
+      const wildcard = matchesOf(await grep({ pattern: "f($_, $_)", path: c.file }));
+      expect(wildcard[0]?.captures).toEqual({});
+    });
+  }
+});
+
+describe("the scaffold ladder", () => {
+  it("a Dart call (no call node) is found inside a statement, and the SPEC's guard only where it disposes what it checked", async () => {
+    const { grep } = await astClient({
+      "a.dart":
+        "void main() {\n  print('x');\n  if (a != null) a.dispose();\n  if (a != null) b.dispose();\n}\n",
+    });
+    const print = await grep({ pattern: "print($$$A)", path: "a.dart" });
+    expect(textOf(print)).toMatch(
+      /^1 match in 1 file \(searched 1 dart file under a\.dart; the pattern parsed as a statement \(expression_statement\)\):\na\.dart:2 {2}print\('x'\);/,
+    );
+    const guard = await grep({ pattern: "if ($X != null) $X.dispose()", path: "a.dart" });
+    expect(matchesOf(guard).map((m) => m.line)).toEqual([3]);
+  });
+
+  it("Go and C calls parse only inside a function body; the rung used is named", async () => {
+    const { grep } = await astClient({
+      "m.go": 'package main\n\nimport "fmt"\n\nfunc main() {\n\tx := fmt.Sprint(1)\n\tfmt.Println(x)\n}\n',
+      "m.c": '#include <stdio.h>\nint main(void) { int n = printf("a"); printf("%d", n); return 0; }\n',
+    });
+    const go = await grep({ pattern: "fmt.$F($$$A)", path: "m.go" });
+    expect(matchesOf(go).map((m) => m.captures.F)).toEqual(["Sprint", "Println"]);
+    expect(go.structuredContent).toMatchObject({ rung: "statement", selector: "call_expression" });
+    const c = await grep({ pattern: "printf($$$A)", path: "m.c" });
+    expect(matchesOf(c)).toHaveLength(2);
+    expect(c.structuredContent).toMatchObject({ rung: "statement", selector: "call_expression" });
+  });
+
+  it("`a: number` in TypeScript is a class field, not a labeled statement", async () => {
+    const { grep } = await astClient({
+      "a.ts": "class A {\n  a: number;\n  b: string;\n}\nlabel: for (;;) {}\n",
+    });
+    const result = await grep({ pattern: "$N: number", path: "a.ts" });
+    expect(result.structuredContent).toMatchObject({
+      rung: "class member",
+      selector: "public_field_definition",
+    });
+    expect(matchesOf(result).map((m) => m.line)).toEqual([2]);
+  });
+
+  it.each([
+    ["typescript", "a.ts", "foo(("],
+    ["python", "a.py", 'print("a'],
+    ["go", "a.go", "func ("],
+    ["dart", "a.dart", "if ($X != null"],
+  ])(
+    "%s: an unparseable pattern is an error saying where it broke, never zero matches",
+    async (language, file, pattern) => {
+      const { grep } = await astClient({ [file]: "" });
+      const result = await grep({ pattern, path: file });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(
+        new RegExp(
+          `^Unparseable pattern for ${language}: .* so it was not searched\\.\\n- as .*breaks at character \\d+`,
+        ),
+      );
+    },
+  );
+});
+
+describe("ast_grep scope", () => {
+  it("honours .gitignore, skips node_modules and hidden folders, and caps the list with 'showing N of M'", async () => {
+    const files: Record<string, string> = {
+      ".gitignore": "build/\n",
+      "src/a.py": "f(1)\nf(2)\nf(3)\n",
+      "build/gen.py": "f(9)\n",
+      "node_modules/m/x.py": "f(9)\n",
+      ".hidden/y.py": "f(9)\n",
+      "src/sub/.gitignore": "skip.py\n",
+      "src/sub/skip.py": "f(9)\n",
+    };
+    const { grep } = await astClient(files);
+    const result = await grep({ pattern: "f($N)", language: "python", max_results: 2 });
+    expect(textOf(result)).toMatch(/^3 matches in 1 file \(showing 2 of 3; searched 1 python file under \./);
+    expect(matchesOf(result).map((m) => `${m.path}:${m.line}`)).toEqual(["src/a.py:1", "src/a.py:2"]);
+  });
+
+  it("a folder needs `language` and is told which are there; a wrong or unknown one is refused; paths stay inside", async () => {
+    const { grep } = await astClient({ "a.py": "x\n", "b.py": "y\n", "c.go": "package c\n" });
+    expect(textOf(await grep({ pattern: "x" }))).toBe(
+      "`language` is needed to search a folder: the workdir holds python (2 files), go (1 file).",
+    );
+    expect(textOf(await grep({ pattern: "x", language: "cobol" }))).toMatch(
+      /^`language` "cobol" is not in the grammar bundle; use one of: typescript, tsx, /,
+    );
+    expect(textOf(await grep({ pattern: "x", path: "a.py", language: "go" }))).toBe(
+      "`language` go does not match a.py, which is python; drop `language` or pass python.",
+    );
+    expect(textOf(await grep({ pattern: "x", path: "../" }))).toMatch(
+      /^`path` "..\/" is outside the workdir/,
+    );
+  });
+});
+
+describe("ast_edit and resolve", () => {
+  it("stages without writing, previews, and accept writes every file", async () => {
+    const files = {
+      "a.go": "package a\n\nfunc A() {\n\tdispose(x)\n\tdispose(y.z)\n}\n",
+      "b.go": "package a\n\nfunc B() {\n\tdispose(q)\n}\n",
+    };
+    const { edit, resolve, workdir } = await astClient(files);
+    const staged = await edit({ pattern: "dispose($X)", rewrite: "$X.Dispose()", language: "go" });
+    expect(textOf(staged)).toMatch(
+      /^\(proposed\) 3 replacements in 2 files — nothing is written yet; call resolve with edit_id "edit_1" and action "accept" \(or "discard"\)\./,
+    );
+    expect(textOf(staged)).toContain("a.go:4\n  - dispose(x)\n  + x.Dispose()");
+    expect(await treeOf(workdir)).toEqual(files);
+    const accepted = await resolve("edit_1");
+    expect(textOf(accepted)).toBe(
+      "Applied edit_1: 3 replacements in 2 files.\n  a.go (2 replacements)\n  b.go (1 replacement)",
+    );
+    expect(await readFile(path.join(workdir, "a.go"), "utf8")).toBe(
+      "package a\n\nfunc A() {\n\tx.Dispose()\n\ty.z.Dispose()\n}\n",
+    );
+    expect(textOf(await resolve("edit_1"))).toBe(
+      "edit_1 was already accepted; there is nothing left to resolve.",
+    );
+    expect(textOf(await resolve("edit_7"))).toBe(
+      'There is no staged edit "edit_7". Staged now: none (ast_edit stages one).',
+    );
+  });
+
+  it("$$$ rewrites keep Python's indentation valid when a block moves deeper", async () => {
+    const source =
+      "def f(items):\n    for x in items:\n        if x:\n            print(x)\n            print(x * 2)\n";
+    const { edit, resolve, workdir } = await astClient({ "f.py": source });
+    const staged = await edit({
+      pattern: "for $V in $L:\n    $$$BODY",
+      rewrite: "for $V in $L:\n    try:\n        $$$BODY\n    except ValueError:\n        pass",
+      path: "f.py",
+    });
+    expect(staged.isError, textOf(staged)).toBeFalsy();
+    await resolve("edit_1");
+    const after = await readFile(path.join(workdir, "f.py"), "utf8");
+    expect(after).toBe(
+      "def f(items):\n    for x in items:\n        try:\n            if x:\n                print(x)\n                print(x * 2)\n        except ValueError:\n            pass\n",
+    );
+    const compiled = spawnSync("python3", [
+      "-c",
+      "import ast,sys; ast.parse(open(sys.argv[1]).read())",
+      path.join(workdir, "f.py"),
+    ]);
+    expect(compiled.status, compiled.stderr.toString()).toBe(0);
+  });
+
+  it("a match inside another is reported, not dropped silently", async () => {
+    const { edit } = await astClient({ "n.py": "f(f(1))\n" });
+    const staged = await edit({ pattern: "f($A)", rewrite: "g($A)", path: "n.py" });
+    expect(textOf(staged)).toContain(
+      "1 match inside another match was not rewritten (the outer one was): n.py:1. Run ast_edit again after resolving to rewrite it.",
+    );
+    expect(staged.structuredContent).toMatchObject({ replacements: 1, overlaps: ["n.py:1"] });
+  });
+
+  it("discard writes nothing; a rewrite using an unbound metavariable is refused", async () => {
+    const files = { "a.py": "f(1)\n" };
+    const { edit, resolve, workdir } = await astClient(files);
+    expect(textOf(await edit({ pattern: "f($A)", rewrite: "g($B)", path: "a.py" }))).toBe(
+      "`rewrite` uses $B, which the pattern does not bind (it binds $A). Nothing was staged.",
+    );
+    await edit({ pattern: "f($A)", rewrite: "g($A)", path: "a.py" });
+    expect(textOf(await resolve("edit_1", "discard"))).toBe(
+      "Discarded edit_1 (1 replacement in 1 file); nothing was written.",
+    );
+    expect(await treeOf(workdir)).toEqual(files);
+  });
+
+  it("one stale file among several rejects the whole change", async () => {
+    const files = { "a.py": "f(1)\n", "b.py": "f(2)\n", "c.py": "f(3)\n" };
+    const { edit, resolve, workdir } = await astClient(files);
+    await edit({ pattern: "f($A)", rewrite: "g($A)", language: "python" });
+    await writeFile(path.join(workdir, "b.py"), "f(2)\n# touched\n");
+    const result = await resolve("edit_1");
+    expect(textOf(result)).toBe(
+      "resolve: b.py changed on disk after the change was computed, so none of it was applied. Nothing was changed; try again. edit_1 is dropped: run ast_edit again to stage a fresh one.",
+    );
+    expect(await treeOf(workdir)).toEqual({ ...files, "b.py": "f(2)\n# touched\n" });
+  });
+
+  it("a write failure midway leaves every file as it was (chattr +i: even root cannot replace it)", async () => {
+    const files = { "a.py": "f(1)\n", "b.py": "f(2)\n", "c.py": "f(3)\n" };
+    const { edit, resolve, workdir } = await astClient(files);
+    await edit({ pattern: "f($A)", rewrite: "g($A)", language: "python" });
+    const chattr = (flag: string) => {
+      const r = spawnSync("chattr", [flag, path.join(workdir, "c.py")], { encoding: "utf8" });
+      if (r.status !== 0) throw new Error(`chattr needs root on ext4 here: ${r.stderr}`);
+    };
+    chattr("+i");
+    try {
+      expect(textOf(await resolve("edit_1"))).toMatch(
+        /^resolve failed while writing \(EPERM.*\); the files already written were restored\. Nothing was changed\./,
+      );
+    } finally {
+      chattr("-i");
+    }
+    expect(await treeOf(workdir)).toEqual(files);
+  });
+
+  it("ast_edit and resolve are write-tier: absent on plan, where ast_grep works", async () => {
+    const workdir = await workdirWith({ "a.py": "f(1)\n" });
+    const run = track(await createRun({ workdir, lsp: false }));
+    expect(run.tools("plan")).toContain("ast_grep");
+    expect(run.tools("plan")).not.toContain("ast_edit");
+    expect(run.tools("plan")).not.toContain("resolve");
+  });
+
+  it("after accept, diagnostics on write report what the rewrite broke", async () => {
+    const { edit, resolve } = await astClient(
+      { "pyproject.toml": "", "a.py": "def f(x):\n    return x\n\nf(1)\n" },
+      true,
+    );
+    await edit({ pattern: "f($A)", rewrite: "g($A)", path: "a.py" });
+    const accepted = await resolve("edit_1");
+    expect(textOf(accepted)).toMatch(
+      /Applied edit_1: 1 replacement in 1 file\.\n {2}a\.py \(1 replacement\)\n\nDiagnostics after this write: 1 new one:\n {2}a\.py:4 error: "g" is not defined/,
+    );
+  });
+});
