@@ -240,6 +240,7 @@ export class Run {
     }
     this.#servers.clear();
     await this.#resources.lsp?.dispose().catch(() => undefined);
+    await this.#resources.grammars?.dispose().catch(() => undefined);
     await this.processes.killAll();
   }
 

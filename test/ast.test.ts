@@ -189,6 +189,26 @@ describe("ast_grep scope", () => {
   });
 });
 
+describe("large scopes go to the run's search workers", () => {
+  it("150 files: the same matches, the prefilter skips files without the pattern's words, and a rewrite still applies", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 150; i++)
+      files[`m${String(i).padStart(3, "0")}.py`] = i % 3 === 0 ? `x = legacy_call(${i})\n` : `y = ${i}\n`;
+    const { grep, edit, resolve, workdir } = await astClient(files);
+    const found = await grep({ pattern: "legacy_call($N)", language: "python", max_results: 1000 });
+    expect(found.structuredContent).toMatchObject({ total: 50, files: 50, searched: 150 });
+    expect(textOf(found)).toMatch(
+      /^50 matches in 50 files \(showing 50 of 50|^50 matches in 50 files \(searched 150 python files/,
+    );
+    expect(matchesOf(found)[1]).toMatchObject({ path: "m003.py", line: 1, captures: { N: "3" } });
+    const staged = await edit({ pattern: "legacy_call($N)", rewrite: "modern_call($N)", language: "python" });
+    expect(textOf(staged)).toMatch(/^\(proposed\) 50 replacements in 50 files/);
+    await resolve("edit_1");
+    expect(await readFile(path.join(workdir, "m147.py"), "utf8")).toBe("x = modern_call(147)\n");
+    expect(await readFile(path.join(workdir, "m148.py"), "utf8")).toBe("y = 148\n");
+  });
+});
+
 describe("ast_edit and resolve", () => {
   it("stages without writing, previews, and accept writes every file", async () => {
     const files = {

@@ -10,6 +10,7 @@ import { commitChanges } from "../files/commit.js";
 import { confine, toPosix } from "../files/paths.js";
 import { plural } from "../files/text.js";
 import { type CompiledPattern, compilePattern } from "./compile.js";
+import { SearchPool } from "./pool.js";
 import { renderRewrite, templateNames } from "./rewrite.js";
 import { type AstMatch, type FileMatches, type FileRef, searchFiles } from "./search.js";
 import { sourceFiles } from "./walk.js";
@@ -38,6 +39,7 @@ const MAX_PREVIEW = 12;
 export class AstEngine {
   readonly #workdir: string;
   readonly #staged = new Map<string, StagedEdit>();
+  readonly #pool = new SearchPool();
   readonly #ended = new Map<string, string>();
   #next = 1;
 
@@ -102,7 +104,7 @@ export class AstEngine {
 
   async search(args: ScopeArgs & { max_results?: number | undefined }, signal: AbortSignal) {
     const { grammar, files, where, compiled } = await this.#scope(args);
-    const outcome = await searchFiles(files, grammar, compiled, signal);
+    const outcome = await searchFiles(files, grammar, compiled, signal, this.#pool, false);
     const all = outcome.files.flatMap((f) => f.matches);
     const limit = args.max_results ?? 50;
     const shown = all.slice(0, limit);
@@ -142,7 +144,7 @@ export class AstEngine {
         `\`rewrite\` uses ${unknown.map((n) => `$${n}`).join(", ")}, which the pattern does not bind (it binds ${[...bound].map((n) => `$${n}`).join(", ") || "nothing"}). Nothing was staged.`,
       );
     }
-    const outcome = await searchFiles(files, grammar, compiled, signal);
+    const outcome = await searchFiles(files, grammar, compiled, signal, this.#pool, true);
     const staged: StagedFile[] = [];
     const overlaps: string[] = [];
     const preview: string[] = [];
@@ -244,6 +246,12 @@ export class AstEngine {
       },
       written: edit.files.map((f) => f.file.rel),
     };
+  }
+
+  /** Ends the search workers; staged edits die with the run. */
+  async dispose(): Promise<void> {
+    this.#staged.clear();
+    await this.#pool.dispose();
   }
 
   #rel(abs: string): string {

@@ -2,6 +2,8 @@
  * `npm run bench`: each benchmark prints runbound's figure beside its baseline from the same run, as a ratio.
  * Rounds alternate between the two sides so that machine noise falls on both alike; the figure is the median.
  */
+
+import { benchAst } from "./ast.js";
 import { benchCallOverhead } from "./call-overhead.js";
 import { benchLsp } from "./lsp.js";
 
@@ -9,6 +11,7 @@ const only = process.argv[2];
 const results = [
   ...(!only || only === "overhead" ? [await benchCallOverhead()] : []),
   ...(!only || only === "lsp" ? await benchLsp() : []),
+  ...(!only || only === "ast" ? await benchAst() : []),
 ];
 console.log(
   `\n${"benchmark".padEnd(40)} ${"runbound".padStart(11)}  ${"baseline".padStart(11)}  ratio  (+ms)     baseline is`,

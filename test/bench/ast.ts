@@ -1,0 +1,178 @@
+/**
+ * ast_grep against ast-grep's own CLI (@ast-grep/cli) on the same corpus and pattern. The corpus is a copy of
+ * large trees already on disk (typeshed's stubs shipped with pyright; the .js files of node_modules), placed
+ * outside the repository so that no .gitignore treats the two differently. The match sets must be identical.
+ */
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createRun } from "../../src/index.js";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const ROUNDS = 3;
+
+export interface AstBenchRow {
+  name: string;
+  ours: number;
+  base: number;
+  baseline: string;
+}
+
+interface Case {
+  name: string;
+  language: string;
+  cliLanguage: string;
+  pattern: string;
+}
+
+const CASES: { corpus: string; build: (dir: string) => number; cases: Case[] }[] = [
+  {
+    corpus: "typeshed stubs (pyright)",
+    build: (dir) => copyTree(path.join(ROOT, "node_modules/pyright/dist/typeshed-fallback"), dir, ".pyi"),
+    cases: [
+      {
+        name: "py: $T = TypeVar($$$A)",
+        language: "python",
+        cliLanguage: "python",
+        pattern: "$T = TypeVar($$$A)",
+      },
+      {
+        name: "py: def __init__(self, $$$A) -> None: ...",
+        language: "python",
+        cliLanguage: "python",
+        pattern: "def __init__(self, $$$A) -> None: ...",
+      },
+      {
+        name: "py: def $F($$$A) -> NoReturn: ...",
+        language: "python",
+        cliLanguage: "python",
+        pattern: "def $F($$$A) -> NoReturn: ...",
+      },
+    ],
+  },
+  {
+    corpus: "node_modules .js",
+    build: (dir) => copyJs(path.join(ROOT, "node_modules"), dir),
+    cases: [
+      {
+        name: "js: $A.hasOwnProperty($B)",
+        language: "javascript",
+        cliLanguage: "javascript",
+        pattern: "$A.hasOwnProperty($B)",
+      },
+      { name: "js: require($M)", language: "javascript", cliLanguage: "javascript", pattern: "require($M)" },
+    ],
+  },
+];
+
+export async function benchAst(): Promise<AstBenchRow[]> {
+  const rows: AstBenchRow[] = [];
+  for (const group of CASES) {
+    const dir = mkdtempSync(path.join(tmpdir(), "runbound-bench-ast-"));
+    try {
+      const files = group.build(dir);
+      const run = await createRun({ workdir: dir, lsp: false });
+      const engine = run.resource("grammars")!;
+      for (const c of group.cases) {
+        const ours: number[] = [];
+        const base: number[] = [];
+        let ourSet: string[] = [];
+        let cliSet: string[] = [];
+        for (let r = 0; r < ROUNDS; r++) {
+          let start = performance.now();
+          const result = await engine.search(
+            { pattern: c.pattern, language: c.language, max_results: 1_000_000 },
+            new AbortController().signal,
+          );
+          ours.push(performance.now() - start);
+          ourSet = result.structured.matches.map((m) => `${m.path}:${m.line}:${m.column}`).sort();
+          start = performance.now();
+          const cli = spawnSync(
+            path.join(ROOT, "node_modules/.bin/ast-grep"),
+            ["run", "-p", c.pattern, "-l", c.cliLanguage, "--json=stream", "."],
+            {
+              cwd: dir,
+              encoding: "utf8",
+              maxBuffer: 1 << 30,
+            },
+          );
+          base.push(performance.now() - start);
+          // The CLI exits 1 when nothing matched; only other failures are failures.
+          if (cli.status !== 0 && cli.status !== 1)
+            throw new Error(
+              `ast-grep CLI failed (exit ${cli.status}, ${files} files, runbound found ${ourSet.length}): ${cli.stderr}${cli.error ?? ""}`,
+            );
+          cliSet = cli.stdout
+            .split("\n")
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as { file: string; range: { start: { line: number; column: number } } })
+            .map((m) => `${m.file}:${m.range.start.line + 1}:${m.range.start.column + 1}`)
+            .sort();
+        }
+        const same = ourSet.length === cliSet.length && ourSet.every((m, i) => m === cliSet[i]);
+        if (!same) {
+          const onlyOurs = ourSet.filter((m) => !cliSet.includes(m)).slice(0, 5);
+          const onlyCli = cliSet.filter((m) => !ourSet.includes(m)).slice(0, 5);
+          throw new Error(
+            `${c.name}: match sets differ (runbound ${ourSet.length}, CLI ${cliSet.length}); only runbound: ${onlyOurs.join(" ")}; only CLI: ${onlyCli.join(" ")}`,
+          );
+        }
+        const best = Math.min(...ours);
+        rows.push({
+          name: `${c.name} (${ourSet.length} matches)`,
+          ours: best,
+          base: Math.min(...base),
+          baseline: `ast-grep CLI 0.51, identical matches; ${files} files, runbound ${Math.round(files / (best / 1000))} files/s`,
+        });
+      }
+      await run.dispose();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return rows;
+}
+
+function copyTree(from: string, to: string, ext: string): number {
+  let n = 0;
+  const walk = (dir: string, rel: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const src = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(src, path.join(rel, entry.name));
+      else if (entry.name.endsWith(ext)) {
+        mkdirSync(path.join(to, rel), { recursive: true });
+        cpSync(src, path.join(to, rel, entry.name));
+        n++;
+      }
+    }
+  };
+  walk(from, "");
+  return n;
+}
+
+/** The .js files of the top-level packages (not nested node_modules), each package in its own folder. */
+function copyJs(nodeModules: string, to: string): number {
+  let n = 0;
+  for (const pkg of readdirSync(nodeModules)) {
+    if (pkg.startsWith(".")) continue;
+    const dir = path.join(nodeModules, pkg);
+    if (!statSync(dir).isDirectory()) continue;
+    const walk = (d: string, rel: string) => {
+      for (const entry of readdirSync(d, { withFileTypes: true })) {
+        if (entry.name === "node_modules" || entry.name.startsWith(".")) continue;
+        const src = path.join(d, entry.name);
+        if (entry.isDirectory()) walk(src, path.join(rel, entry.name));
+        // The CLI silently skips very large files (TypeScript 6's 9 MB typescript.js: no match reported at all,
+        // where runbound finds them), so they are left out to compare like with like.
+        else if (entry.name.endsWith(".js") && statSync(src).size < 4 * 1024 * 1024) {
+          mkdirSync(path.join(to, rel), { recursive: true });
+          cpSync(src, path.join(to, rel, entry.name));
+          n++;
+        }
+      }
+    };
+    walk(dir, pkg);
+  }
+  return n;
+}
