@@ -66,6 +66,49 @@ if (goplsVersion?.includes(GOPLS_VERSION)) {
   optionalMissing.push("gopls (no Go toolchain)");
 }
 
+// Debug adapters: delve (Go, built into .tools/go/bin), debugpy (runbound's own .venv), lldb (Debian).
+const DELVE_VERSION = "v1.27.2";
+const dlv = path.join(goBin, "dlv");
+if (existsSync(dlv) && has(dlv, ["version"])?.includes(DELVE_VERSION.slice(1))) {
+  log(`delve ${DELVE_VERSION} present (.tools/go/bin)`);
+} else if (has("go", ["version"])) {
+  log(`installing delve ${DELVE_VERSION} into .tools/go/bin`);
+  const r = spawnSync("go", ["install", `github.com/go-delve/delve/cmd/dlv@${DELVE_VERSION}`], {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...process.env, GOBIN: goBin, GOTOOLCHAIN: "local", GOFLAGS: "-modcacherw" },
+  });
+  if (r.status !== 0) optionalMissing.push("delve (go install failed)");
+} else {
+  optionalMissing.push("delve (no Go toolchain)");
+}
+
+const venvPython = path.join(root, ".venv", "bin", "python");
+if (existsSync(venvPython) && has(venvPython, ["-c", "import debugpy"]) !== undefined) {
+  log("debugpy present (.venv)");
+} else {
+  log("creating .venv with debugpy (pip)");
+  if (!existsSync(venvPython)) run("python3", ["-m", "venv", ".venv"]);
+  const r = spawnSync(venvPython, ["-m", "pip", "install", "-q", "debugpy==1.8.22"], {
+    cwd: root,
+    stdio: "inherit",
+  });
+  if (r.status !== 0) optionalMissing.push("debugpy (pip install failed)");
+}
+
+const lldbAdapter = ["lldb-dap", "lldb-vscode", "lldb-vscode-16", "lldb-dap-16", "lldb-vscode-14"].find(
+  (name) => has("which", [name]),
+);
+if (lldbAdapter) {
+  log(`lldb adapter present (${lldbAdapter})`);
+} else if (process.getuid?.() === 0 && has("apt-get", ["--version"])) {
+  log("installing lldb-16 from Debian (apt-get)");
+  run("apt-get", ["update", "-qq"]);
+  run("apt-get", ["install", "-y", "-qq", "lldb-16"]);
+} else {
+  optionalMissing.push("lldb (not root, or no apt-get: install lldb with your package manager)");
+}
+
 if (has("rust-analyzer")) {
   log("rust-analyzer present");
 } else if (has("rustup")) {

@@ -5,6 +5,7 @@
  * Later resources (language servers, grammars, debug sessions, kernels, workers) add their key here.
  */
 import type { AstEngine } from "./ast/engine.js";
+import type { DebugSupervisor } from "./dap/supervisor.js";
 import type { FileStore } from "./files/store.js";
 import type { Lsp } from "./lsp/service.js";
 import type { QuestionDesk } from "./questions/desk.js";
@@ -18,6 +19,8 @@ export interface Resources {
   lsp: Lsp;
   /** The tree-sitter grammar bundle: structural search, staged rewrites. */
   grammars: AstEngine;
+  /** The debug-session supervisor (one session per conversation). */
+  debug: DebugSupervisor;
   /** The conversation this run belongs to (some resources are per conversation). */
   conversation: string;
 }

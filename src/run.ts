@@ -9,6 +9,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { linkPrivately, type PrivateLink } from "../transport/link.js";
 import { ApprovalGate, type ApproverOption } from "./approvals.js";
 import { AstEngine } from "./ast/engine.js";
+import { type DebugOptions, DebugSupervisor } from "./dap/supervisor.js";
 import { errorMessage } from "./errors.js";
 import { FileStore } from "./files/store.js";
 import { createDispatcher, errorResult } from "./gate.js";
@@ -47,6 +48,8 @@ export interface RunOptions {
   readonly conversationId?: string;
   /** runbound's read/write/edit/apply_patch. Default true; false when the harness brings its own. */
   readonly files?: boolean;
+  /** The debug-session supervisor (needs conversationId). Default true. */
+  readonly debug?: boolean | DebugOptions;
   /** The grammar bundle (ast_grep, ast_edit, resolve). Default true. */
   readonly grammars?: boolean;
   /** Language servers (lsp, lsp_rename, diagnostics on write). Default true; no server starts until needed. */
@@ -102,6 +105,15 @@ export class Run {
     if (options.conversationId) this.#resources.conversation = options.conversationId;
     if (options.files !== false) this.#resources.files = new FileStore(workdir);
     if (options.grammars !== false) this.#resources.grammars = new AstEngine(workdir);
+    if (options.debug !== false && options.conversationId) {
+      const debugOptions = typeof options.debug === "object" ? options.debug : {};
+      this.#resources.debug = new DebugSupervisor(
+        workdir,
+        options.conversationId,
+        this.processes,
+        debugOptions,
+      );
+    }
     if (options.lsp !== false) {
       const lsp = new Lsp(workdir, this.processes, typeof options.lsp === "object" ? options.lsp : {});
       this.#resources.lsp = lsp;
@@ -241,6 +253,7 @@ export class Run {
     this.#servers.clear();
     await this.#resources.lsp?.dispose().catch(() => undefined);
     await this.#resources.grammars?.dispose().catch(() => undefined);
+    await this.#resources.debug?.dispose().catch(() => undefined);
     await this.processes.killAll();
   }
 

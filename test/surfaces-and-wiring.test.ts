@@ -25,6 +25,7 @@ describe("each surface lists the tools its tier allows", () => {
       "ask_user",
       "ast_edit",
       "ast_grep",
+      "debug",
       "edit",
       "lsp",
       "lsp_rename",
@@ -125,6 +126,7 @@ describe("registration follows wiring", () => {
         files: false,
         lsp: false,
         grammars: false,
+        debug: false,
         approver: "always",
       }),
     );

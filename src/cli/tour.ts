@@ -259,7 +259,26 @@ export async function runTour(out: (line: string) => void = (line) => console.lo
     );
     await call(full, "full", "resolve", { edit_id: "edit_1", action: "discard" }, { choices: [1] });
 
-    heading("8. A run with no approver and no question port fails closed");
+    heading("8. debug — a real debugger (debugpy here), one call per step with where it stopped");
+    await call(full, "full", "debug", { operation: "adapters" }, { choices: [2] });
+    await call(full, "full", "debug", {
+      operation: "breakpoints",
+      file: "python/inventory/stock.py",
+      lines: [32],
+    });
+    await call(full, "full", "debug", { operation: "launch", program: "python/inventory/stock.py" });
+    await call(full, "full", "debug", { operation: "step_in" });
+    await call(full, "full", "debug", { operation: "evaluate", expression: "item.price_cents * count" });
+    await call(full, "full", "debug", {
+      operation: "breakpoints",
+      file: "python/inventory/stock.py",
+      lines: [],
+    });
+    await call(full, "full", "debug", { operation: "continue" });
+    await call(full, "full", "debug", { operation: "output" });
+    await call(full, "full", "debug", { operation: "terminate" });
+
+    heading("9. A run with no approver and no question port fails closed");
     await tourFailClosed(workdir, out);
   } finally {
     await run.dispose();

@@ -1,17 +1,9 @@
+import type { BinaryCandidate } from "../proc/binaries.js";
+
 /**
  * The language servers runbound knows: which files each serves, the root markers that say "this is a project of
  * mine", how its binary is found, its settings, and how to install it when it is missing.
  */
-
-export interface BinaryCandidate {
-  /** A name looked up as the ladder says (project node_modules/.bin, .venv/bin, runbound's own, .tools, PATH). */
-  readonly name: string;
-  readonly args: readonly string[];
-  /** Also accept versioned names on PATH (`clangd-14`, `clangd-16`: the highest wins). */
-  readonly versioned?: boolean;
-  /** An absolute path resolved by runbound itself (embedded defaults shipped as npm dependencies). */
-  readonly embedded?: () => string | undefined;
-}
 
 export interface ServerSpec {
   readonly id: string;

@@ -23,9 +23,9 @@ import type {
   WorkDoneProgressReport,
 } from "vscode-languageserver-protocol";
 import { ToolError } from "../errors.js";
+import type { Resolved } from "../proc/binaries.js";
 import type { ProcessTracker, TrackedProcess } from "../proc/tracker.js";
 import type { ServerSpec } from "./catalog.js";
-import type { Resolved } from "./resolve.js";
 
 export type ServerState = "starting" | "indexing" | "ready" | "crashed" | "stopped";
 

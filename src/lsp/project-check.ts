@@ -6,9 +6,9 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { runboundHome } from "../home.js";
+import { resolveBinary } from "../proc/binaries.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import type { ServerSpec } from "./catalog.js";
-import { resolveBinary } from "./resolve.js";
 import type { DiagnosticRow } from "./service.js";
 
 export interface CheckRun {

@@ -19,6 +19,7 @@ import type {
 import type { z } from "zod";
 import { ToolError } from "../errors.js";
 import { confine } from "../files/paths.js";
+import { rootsIn } from "../files/roots.js";
 import { plural } from "../files/text.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import type { LspClient } from "./client.js";
@@ -34,7 +35,7 @@ import { DiagnosticsJournal } from "./journal.js";
 import { familyOf, locateSymbol, toEncoding } from "./positions.js";
 import { runCheck } from "./project-check.js";
 import type { afterWriteDiagnosticsSchema, diagnosticRowSchema } from "./schema.js";
-import { findRoots, type LspOptions, LspSupervisor, tsgo } from "./supervisor.js";
+import { type LspOptions, LspSupervisor, tsgo } from "./supervisor.js";
 import { type AppliedEdit, applyWorkspaceEdit } from "./workspace-edit.js";
 
 export type NavigationAction =
@@ -411,7 +412,7 @@ export class Lsp {
     progress: (p: { progress: number; total?: number; message?: string }) => Promise<void>,
   ): Promise<LspAnswer> {
     const jobs = this.supervisor.specs.flatMap((spec) =>
-      findRoots(this.workdir, spec.rootMarkers).map((root) => ({ spec, root })),
+      rootsIn(this.workdir, spec.rootMarkers).map((root) => ({ spec, root })),
     );
     if (jobs.length === 0)
       throw new ToolError(

@@ -3,16 +3,17 @@
  * shared by every surface. A crashed server, or one that timed out three times in a row, is restarted with backoff
  * and its tracked documents are opened again. `status` says, for every catalog server, whether and why not.
  */
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ToolError } from "../errors.js";
+import { rootAbove, rootsIn } from "../files/roots.js";
 import { runboundHome } from "../home.js";
+import { resolveBinary } from "../proc/binaries.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { catalog, languageOf, type ServerSpec, type TypeScriptServer } from "./catalog.js";
 import { LspClient, type ServerState } from "./client.js";
-import { resolveBinary } from "./resolve.js";
 
 export interface LspTimeouts {
   /** initialize. Default 30 s. */
@@ -84,11 +85,7 @@ export class LspSupervisor {
 
   /** The nearest folder at or above the file (not above the workdir) holding one of the spec's root markers. */
   rootFor(spec: ServerSpec, file: string): string | undefined {
-    for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
-      if (spec.rootMarkers.some((marker) => existsSync(path.join(dir, marker)))) return dir;
-      if (dir === this.#workdir || !dir.startsWith(this.#workdir) || path.dirname(dir) === dir)
-        return undefined;
-    }
+    return rootAbove(this.#workdir, path.dirname(file), spec.rootMarkers);
   }
 
   /** The running (or newly started) server for `file`, or a ToolError saying exactly why there is none. */
@@ -239,7 +236,7 @@ export class LspSupervisor {
     const unavailable: UnavailableServer[] = [];
     const available: { id: string; roots: string[] }[] = [];
     for (const spec of this.specs) {
-      const roots = findRoots(this.#workdir, spec.rootMarkers);
+      const roots = rootsIn(this.#workdir, spec.rootMarkers);
       if (roots.length === 0) {
         unavailable.push({
           id: spec.id,
@@ -285,27 +282,6 @@ export class LspSupervisor {
     const rel = path.relative(this.#workdir, dir);
     return rel === "" ? "." : rel;
   }
-}
-
-/** Folders (the workdir and up to two levels below, skipping hidden ones and node_modules) with a marker. */
-export function findRoots(workdir: string, markers: readonly string[]): string[] {
-  const roots: string[] = [];
-  const visit = (dir: string, depth: number) => {
-    if (markers.some((m) => existsSync(path.join(dir, m)))) roots.push(dir);
-    if (depth === 0) return;
-    let entries: import("node:fs").Dirent[];
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (e.isDirectory() && !e.name.startsWith(".") && e.name !== "node_modules")
-        visit(path.join(dir, e.name), depth - 1);
-    }
-  };
-  visit(workdir, 2);
-  return roots;
 }
 
 const require = createRequire(import.meta.url);

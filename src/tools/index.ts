@@ -4,6 +4,7 @@ import { applyPatchTool } from "./apply-patch.js";
 import { askUserTool } from "./ask-user.js";
 import { astEditTool } from "./ast-edit.js";
 import { astGrepTool } from "./ast-grep.js";
+import { debugTool } from "./debug.js";
 import { editTool } from "./edit.js";
 import { lspTool } from "./lsp.js";
 import { lspRenameTool } from "./lsp-rename.js";
@@ -22,4 +23,5 @@ export const BUILTIN_TOOLS: readonly AnyToolSpec[] = [
   astGrepTool,
   astEditTool,
   resolveTool,
+  debugTool,
 ];

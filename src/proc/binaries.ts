@@ -6,7 +6,16 @@
 import { spawnSync } from "node:child_process";
 import { accessSync, constants, readdirSync, realpathSync } from "node:fs";
 import path from "node:path";
-import type { BinaryCandidate } from "./catalog.js";
+
+export interface BinaryCandidate {
+  /** A name looked up as the ladder says (project node_modules/.bin, .venv/bin, runbound's own, .tools, PATH). */
+  readonly name: string;
+  readonly args: readonly string[];
+  /** Also accept versioned names on PATH (`clangd-14`, `clangd-16`: the highest wins). */
+  readonly versioned?: boolean;
+  /** An absolute path resolved by runbound itself (embedded defaults shipped as npm dependencies). */
+  readonly embedded?: () => string | undefined;
+}
 
 export interface Resolved {
   readonly command: string;

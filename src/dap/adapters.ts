@@ -1,0 +1,173 @@
+/**
+ * The debug adapters runbound drives. Usable = a root marker found (walking up from the program, not above the
+ * workdir) AND the adapter resolved; `adapters` says for each why or why not. debugpy runs in the program's own
+ * environment: VIRTUAL_ENV, then the project's .venv or venv, then runbound's own .venv (which has debugpy), then
+ * PATH — attaching from the wrong interpreter fails in a way that reads as broken code.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { runboundHome } from "../home.js";
+import { resolveBinary } from "../proc/binaries.js";
+
+export type AdapterId = "debugpy" | "delve" | "lldb" | "dart";
+
+export interface ResolvedAdapter {
+  readonly id: AdapterId;
+  readonly command: string;
+  readonly args: readonly string[];
+  /** delve speaks DAP over TCP: it prints the address it listens on. */
+  readonly transport: "stdio" | "tcp";
+  /** One line for `adapters`: which binary or interpreter, and from where. */
+  readonly detail: string;
+}
+
+export interface AdapterSpec {
+  readonly id: AdapterId;
+  readonly name: string;
+  readonly rootMarkers: readonly string[];
+  /** Program file extensions this adapter debugs (an executable without extension goes to lldb). */
+  readonly extensions: readonly string[];
+  readonly install: string;
+  resolve(root: string, workdir: string): ResolvedAdapter | { missing: string };
+  launchArguments(program: string, args: readonly string[], cwd: string): Record<string, unknown>;
+}
+
+export const ADAPTERS: readonly AdapterSpec[] = [
+  {
+    id: "debugpy",
+    name: "debugpy",
+    rootMarkers: ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"],
+    extensions: [".py"],
+    install: "pip install debugpy (into the project's own environment)",
+    resolve(root, workdir) {
+      const python = choosePython(root, workdir);
+      if (!python) return { missing: "no Python interpreter found (VIRTUAL_ENV, .venv, venv, PATH)" };
+      const check = spawnSync(python.path, ["-c", "import debugpy"], { encoding: "utf8", timeout: 15_000 });
+      if (check.status !== 0) {
+        return {
+          missing: `${python.from} interpreter ${python.path} has no debugpy; install it there: ${python.path} -m pip install debugpy`,
+        };
+      }
+      return {
+        id: "debugpy",
+        command: python.path,
+        args: ["-m", "debugpy.adapter"],
+        transport: "stdio",
+        detail: `${python.from} interpreter ${python.path}`,
+      };
+    },
+    launchArguments: (program, args, cwd) => ({
+      type: "python",
+      request: "launch",
+      program,
+      args,
+      cwd,
+      console: "internalConsole",
+      justMyCode: true,
+      showReturnValue: false,
+    }),
+  },
+  {
+    id: "delve",
+    name: "delve",
+    rootMarkers: ["go.mod"],
+    extensions: [".go"],
+    install:
+      "go install github.com/go-delve/delve/cmd/dlv@v1.27.2 (runbound's setup puts it in .tools/go/bin)",
+    resolve(root, workdir) {
+      const found = resolveBinary(
+        { name: "dlv", args: ["dap", "--listen=127.0.0.1:0"] },
+        root,
+        workdir,
+        runboundHome(),
+      );
+      if (!found) return { missing: "dlv was not found in runbound's tools or PATH" };
+      return {
+        id: "delve",
+        command: found.command,
+        args: found.args,
+        transport: "tcp",
+        detail: `dlv at ${found.command}`,
+      };
+    },
+    // delve builds the package of `program` (a file or folder) itself.
+    launchArguments: (program, args, cwd) => ({ request: "launch", mode: "debug", program, args, cwd }),
+  },
+  {
+    id: "lldb",
+    name: "lldb",
+    rootMarkers: ["Cargo.toml", "CMakeLists.txt", "compile_commands.json", "Makefile"],
+    extensions: ["", ".out", ".bin"],
+    install:
+      "apt-get install lldb (or lldb-NN); the adapter is lldb-dap, or lldb-vscode-NN on older distributions",
+    resolve(root, workdir) {
+      for (const name of ["lldb-dap", "lldb-vscode"]) {
+        const found = resolveBinary({ name, args: [], versioned: true }, root, workdir, runboundHome());
+        if (found)
+          return {
+            id: "lldb",
+            command: found.command,
+            args: [],
+            transport: "stdio",
+            detail: `${path.basename(found.command)} at ${found.command}`,
+          };
+      }
+      return { missing: "neither lldb-dap nor lldb-vscode(-NN) was found on PATH" };
+    },
+    launchArguments: (program, args, cwd) => ({ request: "launch", program, args, cwd, stopOnEntry: false }),
+  },
+  {
+    id: "dart",
+    name: "Dart debug adapter",
+    rootMarkers: ["pubspec.yaml"],
+    extensions: [".dart"],
+    install: "install the Dart SDK so that `dart` is on PATH",
+    resolve(root, workdir) {
+      const found = resolveBinary({ name: "dart", args: ["debug_adapter"] }, root, workdir, runboundHome());
+      if (!found) return { missing: "dart was not found on PATH" };
+      return {
+        id: "dart",
+        command: found.command,
+        args: found.args,
+        transport: "stdio",
+        detail: `dart at ${found.command}`,
+      };
+    },
+    // Dart keeps the VM's own arguments (toolArgs) apart from the program's (args).
+    launchArguments: (program, args, cwd) => ({ request: "launch", program, args, toolArgs: [], cwd }),
+  },
+];
+
+function choosePython(root: string, workdir: string): { path: string; from: string } | undefined {
+  const venv = process.env.VIRTUAL_ENV;
+  if (venv && existsSync(path.join(venv, "bin", "python")))
+    return { path: path.join(venv, "bin", "python"), from: "VIRTUAL_ENV" };
+  for (let dir = root; ; dir = path.dirname(dir)) {
+    for (const name of [".venv", "venv"]) {
+      const python = path.join(dir, name, "bin", "python");
+      if (existsSync(python)) return { path: python, from: `the project's ${name}` };
+    }
+    if (dir === workdir || !dir.startsWith(workdir) || path.dirname(dir) === dir) break;
+  }
+  const own = path.join(runboundHome(), ".venv", "bin", "python");
+  if (existsSync(own)) return { path: own, from: "runbound's own" };
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    const python = path.join(dir, "python3");
+    if (dir && existsSync(python)) return { path: python, from: "PATH" };
+  }
+  return undefined;
+}
+
+export function adapterForProgram(program: string): AdapterSpec {
+  // A folder is a package: delve builds a folder of .go files, debugpy runs a folder with __main__.py.
+  if (statSync(program).isDirectory()) {
+    const names = readdirSync(program);
+    if (names.some((n) => n.endsWith(".go"))) return ADAPTERS.find((a) => a.id === "delve")!;
+    if (names.includes("__main__.py")) return ADAPTERS.find((a) => a.id === "debugpy")!;
+  }
+  const ext = path.extname(program).toLowerCase();
+  return (
+    ADAPTERS.find((a) => a.extensions.includes(ext) && ext !== "") ?? ADAPTERS.find((a) => a.id === "lldb")!
+  );
+}

@@ -1,0 +1,184 @@
+/**
+ * A Debug Adapter Protocol client: Content-Length framing counted in bytes, a seq → pending map, events, and the
+ * reverse requests an adapter may send (runInTerminal and startDebugging are refused cleanly: runbound launches
+ * with the adapter's internal console). Every request has a deadline; when the stream closes every pending
+ * request is rejected and every waiter released — nothing hangs on a dead adapter.
+ */
+import type { Readable, Writable } from "node:stream";
+import type { DebugProtocol } from "@vscode/debugprotocol";
+
+export class DapTimeout extends Error {
+  override readonly name = "TimeoutError";
+}
+
+interface Pending {
+  readonly command: string;
+  resolve(response: DebugProtocol.Response): void;
+  reject(error: Error): void;
+}
+
+interface EventWaiter {
+  readonly event: string;
+  readonly accept: (event: DebugProtocol.Event) => boolean;
+  resolve(event: DebugProtocol.Event): void;
+  reject(error: Error): void;
+}
+
+const HEADER_END = Buffer.from("\r\n\r\n");
+
+export class DapClient {
+  readonly #out: Writable;
+  readonly #pending = new Map<number, Pending>();
+  readonly #waiters = new Set<EventWaiter>();
+  readonly #listeners = new Set<(event: DebugProtocol.Event) => void>();
+  #buffer = Buffer.alloc(0);
+  #seq = 1;
+  #closed: string | undefined;
+
+  constructor(input: Readable, output: Writable) {
+    this.#out = output;
+    input.on("data", (chunk: Buffer) => this.#receive(chunk));
+    input.on("close", () => this.close("the adapter's stream closed"));
+    input.on("error", (error) => this.close(`the adapter's stream failed: ${error.message}`));
+    // Writing to an adapter that died raises EPIPE on its stdin: a closed session, not a crash of the host.
+    output.on("error", (error) => this.close(`the adapter's input failed: ${error.message}`));
+  }
+
+  get closed(): string | undefined {
+    return this.#closed;
+  }
+
+  onEvent(listener: (event: DebugProtocol.Event) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Sends a request; the returned promise settles with the response (success or not) or rejects on close/timeout. */
+  send(command: string, args: unknown, timeoutMs: number): Promise<DebugProtocol.Response> {
+    if (this.#closed) return Promise.reject(new Error(this.#closed));
+    const seq = this.#seq++;
+    return new Promise<DebugProtocol.Response>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#pending.delete(seq);
+        reject(new DapTimeout(`the adapter did not answer ${command} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.#pending.set(seq, {
+        command,
+        resolve: (r) => {
+          clearTimeout(timer);
+          resolve(r);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      });
+      this.#write({ seq, type: "request", command, arguments: args });
+    });
+  }
+
+  /** Sends a request and returns its body; a failed response is an Error carrying the adapter's message. */
+  async request<B>(command: string, args: unknown, timeoutMs: number): Promise<B> {
+    const response = await this.send(command, args, timeoutMs);
+    if (!response.success) throw new Error(response.message || `${command} failed`);
+    return response.body as B;
+  }
+
+  /**
+   * Registers a waiter for an event now (before the action that causes it is sent, so it cannot be missed) and
+   * returns its promise.
+   */
+  waitFor(
+    event: string,
+    timeoutMs: number,
+    accept: (e: DebugProtocol.Event) => boolean = () => true,
+  ): Promise<DebugProtocol.Event> {
+    if (this.#closed) return Promise.reject(new Error(this.#closed));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#waiters.delete(waiter);
+        reject(new DapTimeout(`no ${event} event within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const waiter: EventWaiter = {
+        event,
+        accept,
+        resolve: (e) => {
+          clearTimeout(timer);
+          resolve(e);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      };
+      this.#waiters.add(waiter);
+    });
+  }
+
+  close(reason: string): void {
+    if (this.#closed) return;
+    this.#closed = reason;
+    for (const pending of this.#pending.values())
+      pending.reject(new Error(`${reason} (while waiting for ${pending.command})`));
+    this.#pending.clear();
+    for (const waiter of this.#waiters)
+      waiter.reject(new Error(`${reason} (while waiting for ${waiter.event})`));
+    this.#waiters.clear();
+  }
+
+  #write(message: object): void {
+    if (this.#closed) return;
+    const body = Buffer.from(JSON.stringify(message), "utf8");
+    this.#out.write(Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`, "ascii"), body]));
+  }
+
+  #receive(chunk: Buffer): void {
+    this.#buffer = Buffer.concat([this.#buffer, chunk]);
+    for (;;) {
+      const end = this.#buffer.indexOf(HEADER_END);
+      if (end === -1) return;
+      const header = this.#buffer.subarray(0, end).toString("ascii");
+      const length = Number(/Content-Length:\s*(\d+)/i.exec(header)?.[1]);
+      if (!Number.isFinite(length)) {
+        this.close(`the adapter sent a message without Content-Length: ${header.slice(0, 80)}`);
+        return;
+      }
+      const start = end + HEADER_END.length;
+      if (this.#buffer.length < start + length) return;
+      const body = this.#buffer.subarray(start, start + length).toString("utf8");
+      this.#buffer = this.#buffer.subarray(start + length);
+      this.#dispatch(JSON.parse(body) as DebugProtocol.ProtocolMessage);
+    }
+  }
+
+  #dispatch(message: DebugProtocol.ProtocolMessage): void {
+    if (message.type === "response") {
+      const response = message as DebugProtocol.Response;
+      const pending = this.#pending.get(response.request_seq);
+      if (pending) {
+        this.#pending.delete(response.request_seq);
+        pending.resolve(response);
+      }
+    } else if (message.type === "event") {
+      const event = message as DebugProtocol.Event;
+      for (const waiter of [...this.#waiters]) {
+        if (waiter.event === event.event && waiter.accept(event)) {
+          this.#waiters.delete(waiter);
+          waiter.resolve(event);
+        }
+      }
+      for (const listener of this.#listeners) listener(event);
+    } else if (message.type === "request") {
+      const request = message as DebugProtocol.Request;
+      // runbound launches with the adapter's own console; it opens no terminals and starts no child sessions.
+      this.#write({
+        seq: this.#seq++,
+        type: "response",
+        request_seq: request.seq,
+        command: request.command,
+        success: false,
+        message: `runbound does not support the reverse request ${request.command}`,
+      });
+    }
+  }
+}

@@ -1,0 +1,215 @@
+/**
+ * The debug sessions of one run: one per conversation, with a hard TTL (30 minutes by default). A second launch
+ * while one runs is refused with the running session's description; breakpoints may be set before launch; at
+ * expiry the session is terminated and the next call says so.
+ */
+import { existsSync, statSync } from "node:fs";
+import path from "node:path";
+import type { DebugProtocol } from "@vscode/debugprotocol";
+import { ToolError } from "../errors.js";
+import { confine } from "../files/paths.js";
+import { rootAbove, rootsIn } from "../files/roots.js";
+import type { ProcessTracker } from "../proc/tracker.js";
+import { ADAPTERS, adapterForProgram } from "./adapters.js";
+import { DebugSession, type SessionTimeouts, type StopReport } from "./session.js";
+
+export interface DebugOptions {
+  /** Hard session lifetime. Default 1800 (30 minutes). */
+  readonly ttlSeconds?: number;
+  readonly timeouts?: Partial<SessionTimeouts>;
+}
+
+export interface BreakpointResult {
+  line: number;
+  verified: boolean;
+  actual_line?: number;
+  message?: string;
+}
+
+export class DebugSupervisor {
+  readonly conversation: string;
+  readonly #workdir: string;
+  readonly #processes: ProcessTracker;
+  readonly #ttlMs: number;
+  readonly #timeouts: SessionTimeouts;
+  readonly #breakpoints = new Map<string, number[]>();
+  #session: DebugSession | undefined;
+  #expiry: NodeJS.Timeout | undefined;
+  #ended: string | undefined;
+
+  constructor(workdir: string, conversation: string, processes: ProcessTracker, options: DebugOptions = {}) {
+    this.#workdir = workdir;
+    this.conversation = conversation;
+    this.#processes = processes;
+    this.#ttlMs = (options.ttlSeconds ?? 1800) * 1000;
+    this.#timeouts = { requestMs: 10_000, launchMs: 60_000, stopMs: 10_000, ...options.timeouts };
+  }
+
+  /** For each adapter: usable here, and why or why not. */
+  adapters(): { id: string; usable: boolean; detail: string }[] {
+    return ADAPTERS.map((spec) => {
+      const roots = rootsIn(this.#workdir, spec.rootMarkers);
+      if (roots.length === 0)
+        return {
+          id: spec.id,
+          usable: false,
+          detail: `no root marker (${spec.rootMarkers.join(", ")}) in the workdir`,
+        };
+      const resolved = spec.resolve(roots[0]!, this.#workdir);
+      if ("missing" in resolved)
+        return { id: spec.id, usable: false, detail: `${resolved.missing}. Install: ${spec.install}` };
+      return {
+        id: spec.id,
+        usable: true,
+        detail: `${resolved.detail}; roots: ${roots.map((r) => path.relative(this.#workdir, r) || ".").join(", ")}`,
+      };
+    });
+  }
+
+  /** The live session, or a ToolError that says why there is none (never launched, ended, expired). */
+  session(what: string): DebugSession {
+    if (this.#session) return this.#session;
+    throw new ToolError(
+      `${this.#ended ? `${this.#ended}. ` : "No debug session is running. "}${what} needs one: launch a program first (debug launch).`,
+    );
+  }
+
+  get running(): DebugSession | undefined {
+    return this.#session;
+  }
+
+  get timeLeftMs(): number | undefined {
+    return this.#session ? this.#session.startedAt + this.#ttlMs - Date.now() : undefined;
+  }
+
+  async setBreakpoints(
+    file: string,
+    lines: readonly number[],
+  ): Promise<{ path: string; results: BreakpointResult[]; sent: boolean }> {
+    const target = await confine(this.#workdir, file, "file");
+    if (!existsSync(target.real)) throw new ToolError(`\`file\` ${target.rel} does not exist.`);
+    if (lines.length) this.#breakpoints.set(target.real, [...lines]);
+    else this.#breakpoints.delete(target.real);
+    const session = this.#session;
+    if (!session || session.state === "exited")
+      return {
+        path: target.rel,
+        results: lines.map((line) => ({
+          line,
+          verified: false,
+          message: "set before launch; sent when the program starts",
+        })),
+        sent: false,
+      };
+    const answer = await session.setBreakpoints(target.real, lines);
+    return { path: target.rel, results: toResults(lines, answer), sent: true };
+  }
+
+  async launch(
+    program: string,
+    args: readonly string[],
+  ): Promise<{
+    report: StopReport;
+    breakpoints: { path: string; results: BreakpointResult[] }[];
+    session: DebugSession;
+  }> {
+    if (this.#session && this.#session.state !== "exited") {
+      throw new ToolError(
+        `A debug session is already running (${this.describe(this.#session)}). Terminate it first; it is never replaced silently.`,
+      );
+    }
+    if (this.#session) await this.#close(undefined);
+    const target = await confine(this.#workdir, program, "program");
+    if (!existsSync(target.real))
+      throw new ToolError(
+        `\`program\` ${target.rel} does not exist; build it first or give the source file to run.`,
+      );
+    const spec = adapterForProgram(target.real);
+    const root = rootAbove(
+      this.#workdir,
+      statSync(target.real).isDirectory() ? target.real : path.dirname(target.real),
+      spec.rootMarkers,
+    );
+    if (!root) {
+      throw new ToolError(
+        `${spec.name} cannot debug ${target.rel}: no root marker (${spec.rootMarkers.join(", ")}) in its folder or above it inside the workdir.`,
+      );
+    }
+    const resolved = spec.resolve(root, this.#workdir);
+    if ("missing" in resolved)
+      throw new ToolError(
+        `${spec.name} cannot debug ${target.rel}: ${resolved.missing}. Install: ${spec.install}.`,
+      );
+    const session = new DebugSession(
+      spec,
+      resolved,
+      target.real,
+      this.#workdir,
+      this.#processes,
+      this.#timeouts,
+    );
+    this.#session = session;
+    this.#ended = undefined;
+    this.#expiry = setTimeout(
+      () =>
+        void this.#close(
+          `The debug session of ${target.rel} expired after its ${ttlText(this.#ttlMs)} TTL and was terminated`,
+        ),
+      this.#ttlMs,
+    );
+    this.#expiry.unref();
+    try {
+      const { report, verified } = await session.launch(args, root, this.#breakpoints);
+      const breakpoints = [...verified].map(([file, answer]) => ({
+        path: path.relative(this.#workdir, file),
+        results: toResults(this.#breakpoints.get(file) ?? [], answer),
+      }));
+      return { report, breakpoints, session };
+    } catch (error) {
+      await this.#close(undefined);
+      if (error instanceof ToolError) throw error;
+      throw new ToolError(`${spec.name} could not start ${target.rel}: ${(error as Error).message}.`);
+    }
+  }
+
+  async terminate(): Promise<string> {
+    const session = this.session("terminate");
+    const what = this.describe(session);
+    await this.#close(`The debug session (${what}) was terminated`);
+    return what;
+  }
+
+  describe(session: DebugSession): string {
+    const left = Math.max(0, Math.round((this.timeLeftMs ?? 0) / 60000));
+    return `${path.relative(this.#workdir, session.program)} under ${session.spec.name}, ${session.state}, ${left} min left of its TTL`;
+  }
+
+  async dispose(): Promise<void> {
+    await this.#close("The run ended");
+  }
+
+  async #close(reason: string | undefined): Promise<void> {
+    clearTimeout(this.#expiry);
+    const session = this.#session;
+    // The session is gone (and said to be) only once its processes are.
+    await session?.terminate().catch(() => undefined);
+    if (this.#session === session) this.#session = undefined;
+    this.#ended = reason;
+  }
+}
+
+function ttlText(ms: number): string {
+  return ms >= 60_000 && ms % 60_000 === 0 ? `${ms / 60_000}-minute` : `${Math.round(ms / 1000)} s`;
+}
+
+function toResults(lines: readonly number[], answer: DebugProtocol.Breakpoint[]): BreakpointResult[] {
+  return lines.map((line, i) => {
+    const bp = answer[i];
+    return {
+      line,
+      verified: bp?.verified ?? false,
+      ...(bp?.line && bp.line !== line ? { actual_line: bp.line } : {}),
+      ...(bp?.message ? { message: bp.message } : {}),
+    };
+  });
+}

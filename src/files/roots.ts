@@ -1,0 +1,32 @@
+/** Project roots: the folders holding a root marker (package.json, go.mod, pyproject.toml, …). */
+import { type Dirent, existsSync, readdirSync } from "node:fs";
+import path from "node:path";
+
+/** The nearest folder at or above `dir` (never above the workdir) that holds one of `markers`. */
+export function rootAbove(workdir: string, dir: string, markers: readonly string[]): string | undefined {
+  for (let d = dir; ; d = path.dirname(d)) {
+    if (markers.some((marker) => existsSync(path.join(d, marker)))) return d;
+    if (d === workdir || !d.startsWith(workdir) || path.dirname(d) === d) return undefined;
+  }
+}
+
+/** Folders with a marker: the workdir and up to two levels below, skipping hidden folders and node_modules. */
+export function rootsIn(workdir: string, markers: readonly string[]): string[] {
+  const roots: string[] = [];
+  const visit = (dir: string, depth: number) => {
+    if (markers.some((m) => existsSync(path.join(dir, m)))) roots.push(dir);
+    if (depth === 0) return;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (e.isDirectory() && !e.name.startsWith(".") && e.name !== "node_modules")
+        visit(path.join(dir, e.name), depth - 1);
+    }
+  };
+  visit(workdir, 2);
+  return roots;
+}

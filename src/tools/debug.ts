@@ -1,0 +1,270 @@
+import { z } from "zod";
+import type { StopReport } from "../dap/session.js";
+import { ToolError } from "../errors.js";
+import { defineTool } from "../registry.js";
+
+const OPERATIONS = [
+  "adapters",
+  "status",
+  "breakpoints",
+  "launch",
+  "continue",
+  "pause",
+  "step_over",
+  "step_in",
+  "step_out",
+  "threads",
+  "stack",
+  "scopes",
+  "variables",
+  "evaluate",
+  "output",
+  "terminate",
+] as const;
+
+const frame = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  path: z.string().optional(),
+  line: z.number().int().optional(),
+});
+const variable = z.object({
+  name: z.string(),
+  value: z.string(),
+  type: z.string().optional(),
+  reference: z.number().int().optional(),
+});
+
+export const debugTool = defineTool({
+  name: "debug",
+  title: "Drive a debugger",
+  tier: "exec",
+  needs: ["debug"],
+  parallelSafe: false,
+  description: [
+    "Debug a program with a real debugger (debugpy for Python, delve for Go, lldb for C/C++/Rust binaries).",
+    "One session per conversation (30-minute TTL); a second launch is refused while one runs.",
+    "Set `breakpoints` (file + lines; [] clears) before or after `launch` (program + args). continue and step_over /",
+    "step_in / step_out answer in one call with where it stopped, the source line, the top frames and the locals.",
+    "Also: pause, threads, stack, scopes (frame_id), variables (reference), evaluate (expression, frame_id?),",
+    "output (the program's stdout/stderr), status, adapters (which debuggers are usable here, and why not), terminate.",
+  ].join(" "),
+  input: {
+    operation: z.enum(OPERATIONS),
+    file: z.string().optional().describe("breakpoints: the source file."),
+    lines: z
+      .array(z.number().int().min(1))
+      .optional()
+      .describe("breakpoints: 1-based lines; [] clears the file."),
+    program: z
+      .string()
+      .optional()
+      .describe("launch: the program (a .py or .go file or package folder, or a built binary)."),
+    args: z.array(z.string()).optional().describe("launch: the program's arguments."),
+    thread_id: z
+      .number()
+      .int()
+      .optional()
+      .describe("continue, pause, steps, stack: the thread (default: the stopped one)."),
+    frame_id: z.number().int().optional().describe("scopes, evaluate: a frame id from stack."),
+    reference: z.number().int().optional().describe("variables: a reference from scopes or variables."),
+    expression: z.string().optional().describe("evaluate: an expression in the frame's scope."),
+  },
+  output: {
+    operation: z.string(),
+    state: z.enum(["running", "stopped", "exited", "none"]).optional(),
+    reason: z.string().optional(),
+    thread_id: z.number().int().optional(),
+    location: z
+      .object({ path: z.string(), line: z.number().int(), function: z.string(), source: z.string() })
+      .optional(),
+    frames: z.array(frame).optional(),
+    locals: z.array(variable).optional(),
+    variables: z.array(variable).optional(),
+    total: z.number().int().optional(),
+    scopes: z.array(z.object({ name: z.string(), reference: z.number().int() })).optional(),
+    threads: z.array(z.object({ id: z.number().int(), name: z.string() })).optional(),
+    result: z.string().optional(),
+    output: z.string().optional(),
+    exit_code: z.number().int().optional(),
+    breakpoints: z
+      .array(
+        z.object({
+          path: z.string(),
+          results: z.array(
+            z.object({
+              line: z.number().int(),
+              verified: z.boolean(),
+              actual_line: z.number().int().optional(),
+              message: z.string().optional(),
+            }),
+          ),
+        }),
+      )
+      .optional(),
+    adapters: z.array(z.object({ id: z.string(), usable: z.boolean(), detail: z.string() })).optional(),
+  },
+  describeCall: (args) =>
+    args.operation === "launch"
+      ? `launch ${args.program ?? "?"} ${(args.args ?? []).join(" ")} under a debugger`
+      : `debug ${args.operation}`,
+  async run(args, ctx) {
+    const debug = ctx.use("debug");
+    const need = <K extends keyof typeof args>(key: K, why: string): NonNullable<(typeof args)[K]> => {
+      const value = args[key];
+      if (value === undefined) throw new ToolError(`${args.operation} needs \`${String(key)}\` (${why}).`);
+      return value as NonNullable<(typeof args)[K]>;
+    };
+    switch (args.operation) {
+      case "adapters": {
+        const adapters = debug.adapters();
+        return {
+          text: adapters
+            .map((a) => `${a.id}: ${a.usable ? "usable" : "not usable"} — ${a.detail}`)
+            .join("\n"),
+          structured: { operation: "adapters", adapters },
+        };
+      }
+      case "status": {
+        const session = debug.running;
+        if (!session)
+          return {
+            text: "No debug session is running.",
+            structured: { operation: "status", state: "none" as const },
+          };
+        const report = await session.report();
+        return {
+          text: `Session: ${debug.describe(session)}.\n${describeStop(report)}`,
+          structured: { operation: "status", ...report },
+        };
+      }
+      case "breakpoints": {
+        const file = need("file", "the source file");
+        const lines = need("lines", "1-based lines; [] clears the file");
+        const { path, results, sent } = await debug.setBreakpoints(file, lines);
+        const rows = results.map(
+          (r) =>
+            `  ${path}:${r.line} ${r.verified ? `verified${r.actual_line ? ` (moved to line ${r.actual_line})` : ""}` : `not verified${r.message ? `: ${r.message}` : ""}`}`,
+        );
+        const head = lines.length
+          ? `${lines.length} breakpoint${lines.length > 1 ? "s" : ""} in ${path}${sent ? "" : " (set before launch)"}:`
+          : `Cleared the breakpoints of ${path}.`;
+        return {
+          text: [head, ...rows].join("\n"),
+          structured: { operation: "breakpoints", breakpoints: [{ path, results }] },
+        };
+      }
+      case "launch": {
+        const { report, breakpoints, session } = await debug.launch(
+          need("program", "what to run"),
+          args.args ?? [],
+        );
+        const verified = breakpoints.flatMap((b) =>
+          b.results.map(
+            (r) =>
+              `${b.path}:${r.line} ${r.verified ? "verified" : `not verified${r.message ? ` (${r.message})` : ""}`}`,
+          ),
+        );
+        const head = `Launched ${debug.describe(session)} with ${session.adapter.detail}.${verified.length ? `\nBreakpoints: ${verified.join("; ")}` : ""}`;
+        return {
+          text: `${head}\n${describeStop(report)}`,
+          structured: { operation: "launch", breakpoints, ...report },
+        };
+      }
+      case "continue":
+      case "step_over":
+      case "step_in":
+      case "step_out": {
+        const command = (
+          { continue: "continue", step_over: "next", step_in: "stepIn", step_out: "stepOut" } as const
+        )[args.operation];
+        const report = await debug.session(args.operation).resume(command, args.thread_id);
+        return { text: describeStop(report), structured: { operation: args.operation, ...report } };
+      }
+      case "pause": {
+        const report = await debug.session("pause").pause(args.thread_id);
+        return { text: describeStop(report), structured: { operation: "pause", ...report } };
+      }
+      case "threads": {
+        const threads = await debug.session("threads").threads();
+        return {
+          text: threads.map((t) => `  ${t.id}  ${t.name}`).join("\n") || "No threads.",
+          structured: { operation: "threads", threads },
+        };
+      }
+      case "stack": {
+        const frames = await debug.session("stack").stack(args.thread_id);
+        return {
+          text: frames.map((f) => `  #${f.id} ${f.name}${f.path ? ` (${f.path}:${f.line})` : ""}`).join("\n"),
+          structured: { operation: "stack", frames },
+        };
+      }
+      case "scopes": {
+        const scopes = await debug.session("scopes").scopes(need("frame_id", "a frame id from stack"));
+        return {
+          text: scopes.map((s) => `  ${s.name}: reference ${s.reference}`).join("\n"),
+          structured: { operation: "scopes", scopes },
+        };
+      }
+      case "variables": {
+        const { variables, total } = await debug
+          .session("variables")
+          .variables(need("reference", "from scopes or variables"));
+        const more = total > variables.length ? `\n(showing ${variables.length} of ${total})` : "";
+        return {
+          text:
+            variables
+              .map(
+                (v) =>
+                  `  ${v.name} = ${v.value}${v.type ? ` (${v.type})` : ""}${v.reference ? ` [reference ${v.reference}]` : ""}`,
+              )
+              .join("\n") + more,
+          structured: { operation: "variables", variables, total },
+        };
+      }
+      case "evaluate": {
+        const { result, type } = await debug
+          .session("evaluate")
+          .evaluate(need("expression", "what to evaluate"), args.frame_id);
+        return {
+          text: `${args.expression} = ${result}${type ? ` (${type})` : ""}`,
+          structured: { operation: "evaluate", result },
+        };
+      }
+      case "output": {
+        const { text, dropped } = debug.session("output").output();
+        return {
+          text: `${dropped ? `(${dropped} earlier bytes dropped)\n` : ""}${text || "(no output yet)"}`,
+          structured: { operation: "output", output: text },
+        };
+      }
+      default: {
+        const what = await debug.terminate();
+        return {
+          text: `Terminated ${what}; the program and the adapter are gone.`,
+          structured: { operation: "terminate", state: "exited" as const },
+        };
+      }
+    }
+  },
+});
+
+export function describeStop(report: StopReport): string {
+  if (report.state === "exited")
+    return `The program exited${report.exit_code !== undefined ? ` with code ${report.exit_code}` : ""}. Its stdout/stderr: the output operation.`;
+  if (report.state === "running")
+    return "The program is running and has not stopped within the deadline; use pause, or status later.";
+  const lines = [
+    `Stopped (${report.reason}) in thread ${report.thread_id}${report.location ? ` at ${report.location.path}:${report.location.line} in ${report.location.function}` : ""}`,
+  ];
+  if (report.location?.source) lines.push(`  ${report.location.line}  ${report.location.source}`);
+  if (report.frames?.length)
+    lines.push(
+      `Frames: ${report.frames.map((f) => `#${f.id} ${f.name}${f.line ? `:${f.line}` : ""}`).join(" ← ")}`,
+    );
+  if (report.locals?.length)
+    lines.push(
+      `Locals: ${report.locals.map((v) => `${v.name} = ${v.value.length > 60 ? `${v.value.slice(0, 60)}…` : v.value}`).join("; ")}`,
+    );
+  return lines.join("\n");
+}

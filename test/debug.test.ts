@@ -1,0 +1,254 @@
+/** debug against real adapters: debugpy (Python), delve (Go), lldb (a C program built with gcc -g). */
+import { execFileSync } from "node:child_process";
+import { symlink } from "node:fs/promises";
+import path from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRun, type Run } from "../src/index.js";
+import { isAlive } from "../src/proc/tree.js";
+import { call, textOf, track, workdirWith, workspaceCopy } from "./helpers.js";
+
+interface Case {
+  adapter: string;
+  program: string;
+  file: string;
+  /** A line that calls a function, the line inside it after stepping in, and a variable there. */
+  callLine: number;
+  insideLine: number;
+  local: string;
+  expression: [string, string];
+  output: string;
+}
+
+const CASES: Case[] = [
+  {
+    adapter: "debugpy",
+    program: "python/inventory/stock.py",
+    file: "python/inventory/stock.py",
+    callLine: 32,
+    insideLine: 18,
+    local: "count = 3",
+    expression: ["count * 2", "6"],
+    output: "value 5000",
+  },
+  {
+    adapter: "delve",
+    program: "go",
+    file: "go/main.go",
+    callLine: 7,
+    insideLine: 20,
+    local: "count = 3",
+    expression: ["count * 2", "6"],
+    output: "value 5000",
+  },
+  {
+    adapter: "lldb",
+    program: "c/stock",
+    file: "c/stock.c",
+    callLine: 35,
+    insideLine: 16,
+    local: "count = 3",
+    expression: ["count * 2", "6"],
+    output: "value 5000",
+  },
+];
+
+for (const c of CASES) {
+  describe(`debug with ${c.adapter}`, () => {
+    let run: Run;
+    let client: Client;
+    let remove: () => Promise<void>;
+    const debug = (args: Record<string, unknown>) => call(client, "debug", args);
+
+    beforeAll(async () => {
+      const copy = await workspaceCopy();
+      remove = copy.remove;
+      execFileSync("gcc", [
+        "-g",
+        "-O0",
+        "-o",
+        path.join(copy.dir, "c/stock"),
+        path.join(copy.dir, "c/stock.c"),
+      ]);
+      run = await createRun({ workdir: copy.dir, conversationId: "dbg", approver: "always", lsp: false });
+      client = await run.link({ surface: "full" });
+    });
+    afterAll(async () => {
+      await run?.dispose();
+      await remove?.();
+    });
+
+    it("stops at a breakpoint set before launch, and answers with the line, frames and locals in one call", async () => {
+      const set = await debug({ operation: "breakpoints", file: c.file, lines: [c.callLine] });
+      expect(textOf(set)).toContain("(set before launch)");
+      const launched = await debug({ operation: "launch", program: c.program });
+      const text = textOf(launched);
+      expect(launched.isError, text).toBeFalsy();
+      expect(text).toContain(`Breakpoints: ${c.file}:${c.callLine} verified`);
+      expect(text).toMatch(
+        new RegExp(`Stopped \\(breakpoint\\) in thread \\d+ at ${c.file}:${c.callLine} in `),
+      );
+      expect(launched.structuredContent).toMatchObject({
+        state: "stopped",
+        reason: "breakpoint",
+        location: { path: c.file, line: c.callLine },
+      });
+    });
+
+    it("a second launch is refused with the running session's description", async () => {
+      const again = await debug({ operation: "launch", program: c.program });
+      expect(textOf(again)).toMatch(
+        /^A debug session is already running \(.* under .*, stopped, \d+ min left of its TTL\)\. Terminate it first; it is never replaced silently\./,
+      );
+    });
+
+    it("step_in enters the call, shows its locals; stack, scopes, variables and evaluate work there", async () => {
+      const inside = await debug({ operation: "step_in" });
+      expect(inside.structuredContent).toMatchObject({ state: "stopped", location: { line: c.insideLine } });
+      expect(textOf(inside)).toContain(c.local);
+      const stack = await debug({ operation: "stack" });
+      const frames = (stack.structuredContent as { frames: { id: number; line?: number }[] }).frames;
+      expect(frames[0]?.line).toBe(c.insideLine);
+      expect(frames[1]?.line).toBe(c.callLine);
+      const scopes = await debug({ operation: "scopes", frame_id: frames[0]!.id });
+      const reference = (scopes.structuredContent as { scopes: { reference: number }[] }).scopes[0]!
+        .reference;
+      const variables = await debug({ operation: "variables", reference });
+      expect(textOf(variables)).toMatch(/count = 3/);
+      const evaluated = await debug({ operation: "evaluate", expression: c.expression[0] });
+      expect(textOf(evaluated)).toMatch(
+        new RegExp(`^${c.expression[0].replace("*", "\\*")} = ${c.expression[1]}`),
+      );
+    });
+
+    it("step_over stays in the frame; step_out returns to the caller", async () => {
+      const over = await debug({ operation: "step_over" });
+      expect(over.structuredContent).toMatchObject({ state: "stopped" });
+      const line = (over.structuredContent as { location: { line: number } }).location.line;
+      expect(line).toBeGreaterThan(c.insideLine);
+      const out = await debug({ operation: "step_out" });
+      expect(out.structuredContent).toMatchObject({ state: "stopped", location: { path: c.file } });
+      expect((out.structuredContent as { location: { line: number } }).location.line).toBeGreaterThanOrEqual(
+        c.callLine,
+      );
+    });
+
+    it("continue runs to the end; output has the program's stdout; terminate leaves nothing running", async () => {
+      await debug({ operation: "breakpoints", file: c.file, lines: [] });
+      const done = await debug({ operation: "continue" });
+      expect(done.structuredContent).toMatchObject({ state: "exited" });
+      await expect.poll(async () => textOf(await debug({ operation: "output" }))).toContain(c.output);
+      const pid = run.resource("debug")!.running!.pid;
+      expect(textOf(await debug({ operation: "terminate" }))).toMatch(
+        /^Terminated .*; the program and the adapter are gone\.$/,
+      );
+      expect(await isAlive(pid)).toBe(false);
+      expect(textOf(await debug({ operation: "stack" }))).toMatch(
+        /^The debug session \(.*\) was terminated\. stack needs one: launch a program first/,
+      );
+    });
+  });
+}
+
+describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
+  it("a session past its TTL is terminated and the next call says so", async () => {
+    const copy = await workspaceCopy();
+    const run = track(
+      await createRun({
+        workdir: copy.dir,
+        conversationId: "ttl",
+        approver: "always",
+        lsp: false,
+        debug: { ttlSeconds: 2 },
+      }),
+    );
+    try {
+      const client = await run.link({ surface: "full" });
+      await call(client, "debug", {
+        operation: "breakpoints",
+        file: "python/inventory/stock.py",
+        lines: [32],
+      });
+      await call(client, "debug", { operation: "launch", program: "python/inventory/stock.py" });
+      const pid = run.resource("debug")!.running!.pid;
+      await expect
+        .poll(async () => textOf(await call(client, "debug", { operation: "stack" })), { timeout: 10_000 })
+        .toMatch(/expired after its 2 s TTL and was terminated/);
+      expect(await isAlive(pid)).toBe(false);
+    } finally {
+      await copy.remove();
+    }
+  });
+
+  it("an adapter that dies mid-session is reported, and a new launch works", async () => {
+    const copy = await workspaceCopy();
+    const run = track(
+      await createRun({ workdir: copy.dir, conversationId: "crash", approver: "always", lsp: false }),
+    );
+    try {
+      const client = await run.link({ surface: "full" });
+      await call(client, "debug", {
+        operation: "breakpoints",
+        file: "python/inventory/stock.py",
+        lines: [32],
+      });
+      await call(client, "debug", { operation: "launch", program: "python/inventory/stock.py" });
+      process.kill(run.resource("debug")!.running!.pid, "SIGKILL");
+      await expect
+        .poll(async () => textOf(await call(client, "debug", { operation: "step_over" })))
+        .toMatch(/The program has exited.*Launch again\.|adapter exited/);
+      const again = await call(client, "debug", {
+        operation: "launch",
+        program: "python/inventory/stock.py",
+      });
+      expect(textOf(again)).toMatch(/Stopped \(breakpoint\)/);
+    } finally {
+      await copy.remove();
+    }
+  });
+
+  it("debugpy runs in the project's own .venv when there is one, and adapters says which", async () => {
+    const workdir = await workdirWith({ "app/pyproject.toml": "", "app/main.py": "x = 1\nprint(x)\n" });
+    await symlink(path.resolve(import.meta.dirname, "../.venv"), path.join(workdir, "app/.venv"));
+    const run = track(await createRun({ workdir, conversationId: "venv", approver: "always", lsp: false }));
+    const client = await run.link({ surface: "full" });
+    const adapters = textOf(await call(client, "debug", { operation: "adapters" }));
+    expect(adapters).toMatch(
+      /^debugpy: usable — the project's \.venv interpreter .*app\/\.venv\/bin\/python; roots: app$/m,
+    );
+    expect(adapters).toMatch(/^delve: not usable — no root marker \(go\.mod\) in the workdir$/m);
+    await call(client, "debug", { operation: "breakpoints", file: "app/main.py", lines: [2] });
+    expect(textOf(await call(client, "debug", { operation: "launch", program: "app/main.py" }))).toMatch(
+      /with the project's \.venv interpreter .*\nBreakpoints: app\/main\.py:2 verified/,
+    );
+  });
+
+  it("refuses what it cannot do, saying what is missing", async () => {
+    const workdir = await workdirWith({ "loose.py": "x = 1\n" });
+    const run = track(await createRun({ workdir, conversationId: "bad", approver: "always", lsp: false }));
+    const client = await run.link({ surface: "full" });
+    const debug = (args: Record<string, unknown>) => call(client, "debug", args).then(textOf);
+    expect(await debug({ operation: "launch" })).toBe("launch needs `program` (what to run).");
+    expect(await debug({ operation: "launch", program: "nope.py" })).toBe(
+      "`program` nope.py does not exist; build it first or give the source file to run.",
+    );
+    expect(await debug({ operation: "launch", program: "loose.py" })).toBe(
+      "debugpy cannot debug loose.py: no root marker (pyproject.toml, setup.py, setup.cfg, requirements.txt) in its folder or above it inside the workdir.",
+    );
+    expect(await debug({ operation: "continue" })).toBe(
+      "No debug session is running. continue needs one: launch a program first (debug launch).",
+    );
+    expect(await debug({ operation: "breakpoints", file: "../x.py", lines: [1] })).toMatch(
+      /^`file` "..\/x.py" is outside the workdir/,
+    );
+  });
+
+  it("is exec-tier (absent on plan) and needs a conversation", async () => {
+    const workdir = await workdirWith();
+    const withConversation = track(await createRun({ workdir, conversationId: "c", lsp: false }));
+    const without = track(await createRun({ workdir, lsp: false }));
+    expect(withConversation.tools("full")).toContain("debug");
+    expect(withConversation.tools("plan")).not.toContain("debug");
+    expect(without.tools("full")).not.toContain("debug");
+  });
+});
