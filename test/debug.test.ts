@@ -1,6 +1,7 @@
 /** debug against real adapters: debugpy (Python), delve (Go), lldb (a C program built with gcc -g). */
-import { execFileSync } from "node:child_process";
-import { symlink } from "node:fs/promises";
+import { execFileSync, spawn } from "node:child_process";
+import { readFile, symlink } from "node:fs/promises";
+import net from "node:net";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -138,7 +139,7 @@ for (const c of CASES) {
       const done = await debug({ operation: "continue" });
       expect(done.structuredContent).toMatchObject({ state: "exited" });
       await expect.poll(async () => textOf(await debug({ operation: "output" }))).toContain(c.output);
-      const pid = run.resource("debug")!.running!.pid;
+      const pid = run.resource("debug")!.running!.pid!;
       expect(textOf(await debug({ operation: "terminate" }))).toMatch(
         /^Terminated .*; the program and the adapter are gone\.$/,
       );
@@ -170,7 +171,7 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
         lines: [32],
       });
       await call(client, "debug", { operation: "launch", program: "python/inventory/stock.py" });
-      const pid = run.resource("debug")!.running!.pid;
+      const pid = run.resource("debug")!.running!.pid!;
       await expect
         .poll(async () => textOf(await call(client, "debug", { operation: "stack" })), { timeout: 10_000 })
         .toMatch(/expired after its 2 s TTL and was terminated/);
@@ -193,7 +194,7 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
         lines: [32],
       });
       await call(client, "debug", { operation: "launch", program: "python/inventory/stock.py" });
-      process.kill(run.resource("debug")!.running!.pid, "SIGKILL");
+      process.kill(run.resource("debug")!.running!.pid!, "SIGKILL");
       await expect
         .poll(async () => textOf(await call(client, "debug", { operation: "step_over" })))
         .toMatch(/The program has exited.*Launch again\.|adapter exited/);
@@ -221,6 +222,52 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
     expect(textOf(await call(client, "debug", { operation: "launch", program: "app/main.py" }))).toMatch(
       /with the project's \.venv interpreter .*\nBreakpoints: app\/main\.py:2 verified/,
     );
+  });
+
+  it("attach: joins a program already running under debugpy and stops at a breakpoint set before", async () => {
+    const workdir = await workdirWith({
+      "svc/pyproject.toml": "",
+      "svc/app.py": "import time\ntotal = 0\nfor i in range(3):\n    total += i\nprint('total', total)\n",
+    });
+    const free = net.createServer().listen(0, "127.0.0.1");
+    await new Promise((r) => free.once("listening", r));
+    const port = (free.address() as net.AddressInfo).port;
+    await new Promise((r) => free.close(r));
+    const python = path.resolve(import.meta.dirname, "../.venv/bin/python");
+    const program = spawn(
+      python,
+      ["-m", "debugpy", "--listen", `127.0.0.1:${port}`, "--wait-for-client", "svc/app.py"],
+      { cwd: workdir, stdio: "ignore" },
+    );
+    try {
+      // debugpy listens before the program runs (--wait-for-client): wait for the port to be in LISTEN state.
+      const hex = port.toString(16).toUpperCase().padStart(4, "0");
+      await expect
+        .poll(
+          async () => (await readFile("/proc/net/tcp", "utf8")).includes(`0100007F:${hex} 00000000:0000 0A`),
+          { timeout: 20_000 },
+        )
+        .toBe(true);
+      const run = track(
+        await createRun({ workdir, conversationId: "attach", approver: "always", lsp: false }),
+      );
+      const client = await run.link({ surface: "full" });
+      await call(client, "debug", { operation: "breakpoints", file: "svc/app.py", lines: [4] });
+      const attached = await call(client, "debug", { operation: "attach", port });
+      expect(textOf(attached)).toMatch(
+        new RegExp(`^Attached to 127\\.0\\.0\\.1:${port} under debugpy, stopped`),
+      );
+      expect(attached.structuredContent).toMatchObject({
+        state: "stopped",
+        reason: "breakpoint",
+        location: { path: "svc/app.py", line: 4 },
+      });
+      expect(textOf(await call(client, "debug", { operation: "evaluate", expression: "i + 40" }))).toBe(
+        "i + 40 = 40 (int)",
+      );
+    } finally {
+      program.kill("SIGKILL");
+    }
   });
 
   it("refuses what it cannot do, saying what is missing", async () => {

@@ -61,7 +61,9 @@ export class DebugSession {
   stopped: { reason: string; threadId: number } | undefined;
   exitCode: number | undefined;
   #client!: DapClient;
-  #process!: TrackedProcess;
+  /** The adapter process runbound started; undefined when attached to a program's own debug server. */
+  #process: TrackedProcess | undefined;
+  #remote: { host: string; port: number } | undefined;
   #capabilities: DebugProtocol.Capabilities = {};
   #output = "";
   #dropped = 0;
@@ -85,13 +87,27 @@ export class DebugSession {
     this.#timeouts = timeouts;
   }
 
-  get pid(): number {
-    return this.#process.pid;
+  get pid(): number | undefined {
+    return this.#process?.pid;
   }
 
   /** Starts the adapter and the program, with `breakpoints` set before it runs; resolves at the first stop or exit. */
-  async launch(
-    args: readonly string[],
+  launch(args: readonly string[], cwd: string, breakpoints: ReadonlyMap<string, readonly number[]>) {
+    return this.#start("launch", this.spec.launchArguments(this.program, args, cwd), cwd, breakpoints);
+  }
+
+  /**
+   * debugpy: a program started with `python -m debugpy --listen 127.0.0.1:PORT` runs debugpy's adapter itself;
+   * the client speaks DAP to that port directly.
+   */
+  attach(port: number, cwd: string, breakpoints: ReadonlyMap<string, readonly number[]>) {
+    this.#remote = { host: "127.0.0.1", port };
+    return this.#start("attach", { request: "attach", justMyCode: true }, cwd, breakpoints);
+  }
+
+  async #start(
+    request: "launch" | "attach",
+    requestArgs: Record<string, unknown>,
     cwd: string,
     breakpoints: ReadonlyMap<string, readonly number[]>,
   ): Promise<{ report: StopReport; verified: Map<string, DebugProtocol.Breakpoint[]> }> {
@@ -115,11 +131,11 @@ export class DebugSession {
     // configurationDone, then the launch response. The first stop can come at once: wait for it from the start.
     const initialized = client.waitFor("initialized", t.launchMs);
     const firstStop = this.#nextStop(t.launchMs);
-    const launched = client.send("launch", this.spec.launchArguments(this.program, args, cwd), t.launchMs);
+    const launched = client.send(request, requestArgs, t.launchMs);
     await Promise.race([
       initialized,
       launched.then((r) =>
-        r.success ? initialized : Promise.reject(new Error(r.message || "launch failed")),
+        r.success ? initialized : Promise.reject(new Error(r.message || `${request} failed`)),
       ),
     ]);
     const verified = new Map<string, DebugProtocol.Breakpoint[]>();
@@ -129,7 +145,7 @@ export class DebugSession {
     const response = await launched;
     if (!response.success)
       throw new ToolError(
-        `The ${this.spec.name} adapter could not launch ${this.#rel(this.program)}: ${response.message ?? "no reason given"}.`,
+        `The ${this.spec.name} adapter could not ${request} ${request === "launch" ? this.#rel(this.program) : "to the program"}: ${response.message ?? "no reason given"}.`,
       );
     return { report: await this.#settle(firstStop), verified };
   }
@@ -287,20 +303,32 @@ export class DebugSession {
     };
   }
 
-  /** Ends the debuggee and the adapter as process trees. */
+  /** Ends the debuggee and the adapter as process trees; after an attach, detaches and leaves the program running. */
   async terminate(): Promise<void> {
-    if (!this.#client.closed) {
-      const ask = this.#capabilities.supportsTerminateRequest
-        ? this.#client.send("terminate", {}, 2000)
-        : this.#client.send("disconnect", { terminateDebuggee: true }, 2000);
+    if (this.#client && !this.#client.closed) {
+      const ask = this.#remote
+        ? this.#client.send("disconnect", { terminateDebuggee: false }, 2000)
+        : this.#capabilities.supportsTerminateRequest
+          ? this.#client.send("terminate", {}, 2000)
+          : this.#client.send("disconnect", { terminateDebuggee: true }, 2000);
       await ask.catch(() => undefined);
+      this.#client.close("the session was terminated");
     }
-    this.#client.close("the session was terminated");
-    await this.#processes.kill(this.#process.pid, 1000);
+    if (this.#process) await this.#processes.kill(this.#process.pid, 1000);
     this.state = "exited";
   }
 
   async #connect(cwd: string): Promise<void> {
+    if (this.#remote) {
+      const socket = await connectTcp(this.#remote);
+      this.#client = new DapClient(socket, socket);
+      socket.once("close", () => {
+        this.#client.close("the program's debug server closed the connection");
+        this.state = "exited";
+      });
+      this.#client.onEvent((event) => this.#onEvent(event));
+      return;
+    }
     const proc = this.#processes.spawn(
       `${this.spec.id} debug adapter`,
       this.adapter.command,
@@ -347,12 +375,7 @@ export class DebugSession {
           reject(new Error(`${this.adapter.command} exited before listening: ${stderr}`)),
         );
       });
-      const socket = net.createConnection(address);
-      socket.setNoDelay(true); // measured: 49 ms → 5 ms per delve step
-      await new Promise<void>((resolve, reject) => {
-        socket.once("connect", resolve);
-        socket.once("error", reject);
-      });
+      const socket = await connectTcp(address);
       this.#client = new DapClient(socket, socket);
     }
     proc.exited.then(({ code, signal }) => {
@@ -429,4 +452,15 @@ export class DebugSession {
     const rel = path.relative(this.#workdir, file);
     return rel.startsWith("..") ? file : rel;
   }
+}
+
+/** A DAP connection over TCP; setNoDelay because each step is a small round trip (delve: 49 ms → 5 ms). */
+async function connectTcp(address: { host: string; port: number }): Promise<net.Socket> {
+  const socket = net.createConnection(address);
+  socket.setNoDelay(true);
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", resolve);
+    socket.once("error", reject);
+  });
+  return socket;
 }

@@ -148,18 +148,51 @@ export class DebugSupervisor {
       this.#processes,
       this.#timeouts,
     );
+    return this.#begin(session, target.rel, () => session.launch(args, root, this.#breakpoints));
+  }
+
+  /** Attaches to a program already running under debugpy (`python -m debugpy --listen 127.0.0.1:PORT …`). */
+  async attach(port: number): Promise<{
+    report: StopReport;
+    breakpoints: { path: string; results: BreakpointResult[] }[];
+    session: DebugSession;
+  }> {
+    if (this.#session && this.#session.state !== "exited") {
+      throw new ToolError(
+        `A debug session is already running (${this.describe(this.#session)}). Terminate it first; it is never replaced silently.`,
+      );
+    }
+    if (this.#session) await this.#close(undefined);
+    const spec = ADAPTERS.find((a) => a.id === "debugpy")!;
+    const resolved = spec.resolve(this.#workdir, this.#workdir);
+    if ("missing" in resolved)
+      throw new ToolError(`debugpy cannot attach: ${resolved.missing}. Install: ${spec.install}.`);
+    const label = `127.0.0.1:${port}`;
+    const session = new DebugSession(spec, resolved, label, this.#workdir, this.#processes, this.#timeouts);
+    return this.#begin(session, label, () => session.attach(port, this.#workdir, this.#breakpoints));
+  }
+
+  async #begin(
+    session: DebugSession,
+    label: string,
+    start: () => Promise<{ report: StopReport; verified: Map<string, DebugProtocol.Breakpoint[]> }>,
+  ): Promise<{
+    report: StopReport;
+    breakpoints: { path: string; results: BreakpointResult[] }[];
+    session: DebugSession;
+  }> {
     this.#session = session;
     this.#ended = undefined;
     this.#expiry = setTimeout(
       () =>
         void this.#close(
-          `The debug session of ${target.rel} expired after its ${ttlText(this.#ttlMs)} TTL and was terminated`,
+          `The debug session of ${label} expired after its ${ttlText(this.#ttlMs)} TTL and was terminated`,
         ),
       this.#ttlMs,
     );
     this.#expiry.unref();
     try {
-      const { report, verified } = await session.launch(args, root, this.#breakpoints);
+      const { report, verified } = await start();
       const breakpoints = [...verified].map(([file, answer]) => ({
         path: path.relative(this.#workdir, file),
         results: toResults(this.#breakpoints.get(file) ?? [], answer),
@@ -168,7 +201,7 @@ export class DebugSupervisor {
     } catch (error) {
       await this.#close(undefined);
       if (error instanceof ToolError) throw error;
-      throw new ToolError(`${spec.name} could not start ${target.rel}: ${(error as Error).message}.`);
+      throw new ToolError(`${session.spec.name} could not start ${label}: ${(error as Error).message}.`);
     }
   }
 
@@ -181,7 +214,7 @@ export class DebugSupervisor {
 
   describe(session: DebugSession): string {
     const left = Math.max(0, Math.round((this.timeLeftMs ?? 0) / 60000));
-    return `${path.relative(this.#workdir, session.program)} under ${session.spec.name}, ${session.state}, ${left} min left of its TTL`;
+    return `${path.isAbsolute(session.program) ? path.relative(this.#workdir, session.program) : session.program} under ${session.spec.name}, ${session.state}, ${left} min left of its TTL`;
   }
 
   async dispose(): Promise<void> {

@@ -8,6 +8,7 @@ const OPERATIONS = [
   "status",
   "breakpoints",
   "launch",
+  "attach",
   "continue",
   "pause",
   "step_over",
@@ -44,7 +45,7 @@ export const debugTool = defineTool({
   description: [
     "Debug a program with a real debugger (debugpy for Python, delve for Go, lldb for C/C++/Rust binaries).",
     "One session per conversation (30-minute TTL); a second launch is refused while one runs.",
-    "Set `breakpoints` (file + lines; [] clears) before or after `launch` (program + args). continue and step_over /",
+    "Set `breakpoints` (file + lines; [] clears) before or after `launch` (program + args) or `attach` (port of a program under debugpy). continue and step_over /",
     "step_in / step_out answer in one call with where it stopped, the source line, the top frames and the locals.",
     "Also: pause, threads, stack, scopes (frame_id), variables (reference), evaluate (expression, frame_id?),",
     "output (the program's stdout/stderr), status, adapters (which debuggers are usable here, and why not), terminate.",
@@ -61,6 +62,13 @@ export const debugTool = defineTool({
       .optional()
       .describe("launch: the program (a .py or .go file or package folder, or a built binary)."),
     args: z.array(z.string()).optional().describe("launch: the program's arguments."),
+    port: z
+      .number()
+      .int()
+      .min(1)
+      .max(65535)
+      .optional()
+      .describe("attach: the port of a program started with `python -m debugpy --listen 127.0.0.1:PORT`."),
     thread_id: z
       .number()
       .int()
@@ -169,6 +177,15 @@ export const debugTool = defineTool({
         return {
           text: `${head}\n${describeStop(report)}`,
           structured: { operation: "launch", breakpoints, ...report },
+        };
+      }
+      case "attach": {
+        const { report, breakpoints, session } = await debug.attach(
+          need("port", "where the program's debugpy listens"),
+        );
+        return {
+          text: `Attached to ${debug.describe(session)} with ${session.adapter.detail}.\n${describeStop(report)}`,
+          structured: { operation: "attach", breakpoints, ...report },
         };
       }
       case "continue":
