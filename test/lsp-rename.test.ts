@@ -23,7 +23,7 @@ describe("lsp_rename against real servers", () => {
   it("TypeScript 7: renames the method and its call in another file, then reports diagnostics", async () => {
     const result = await rename({ file: "ts/src/main.ts", line: 4, symbol: "stock.add", new_name: "insert" });
     expect(textOf(result)).toBe(
-      "Renamed `add` to `insert`: 2 edits in 2 files.\n  ts/src/stock.ts (1 edit)\n  ts/src/main.ts (1 edit)\n\nDiagnostics after this write: nothing new.",
+      "Renamed `add` to `insert`: 2 edits in 2 files.\n  ts/src/main.ts (1 edit)\n  ts/src/stock.ts (1 edit)\n\nDiagnostics after this write: nothing new.",
     );
     expect(result.structuredContent).toMatchObject({
       old_name: "add",

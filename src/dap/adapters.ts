@@ -43,8 +43,7 @@ export const ADAPTERS: readonly AdapterSpec[] = [
     resolve(root, workdir) {
       const python = choosePython(root, workdir);
       if (!python) return { missing: "no Python interpreter found (VIRTUAL_ENV, .venv, venv, PATH)" };
-      const check = spawnSync(python.path, ["-c", "import debugpy"], { encoding: "utf8", timeout: 15_000 });
-      if (check.status !== 0) {
+      if (!hasDebugpy(python.path)) {
         return {
           missing: `${python.from} interpreter ${python.path} has no debugpy; install it there: ${python.path} -m pip install debugpy`,
         };
@@ -138,6 +137,16 @@ export const ADAPTERS: readonly AdapterSpec[] = [
     launchArguments: (program, args, cwd) => ({ request: "launch", program, args, toolArgs: [], cwd }),
   },
 ];
+
+/** Interpreters known to have debugpy (asking costs ~150 ms; a "no" is asked again, it may have been installed). */
+const WITH_DEBUGPY = new Set<string>();
+
+function hasDebugpy(python: string): boolean {
+  if (WITH_DEBUGPY.has(python)) return true;
+  const check = spawnSync(python, ["-c", "import debugpy"], { encoding: "utf8", timeout: 15_000 });
+  if (check.status === 0) WITH_DEBUGPY.add(python);
+  return check.status === 0;
+}
 
 function choosePython(root: string, workdir: string): { path: string; from: string } | undefined {
   const venv = process.env.VIRTUAL_ENV;

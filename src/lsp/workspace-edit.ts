@@ -134,9 +134,11 @@ export async function applyWorkspaceEdit(
     deletes: deletes.map((f) => f.target),
     plannedFrom: new Map([...files.values()].map((f) => [f.target.real, f.original])),
   });
+  // Sorted by path: the server's edit lists files in whatever order its map had.
   result.files = [...files.values()]
     .filter((f) => f.edits > 0)
-    .map((f) => ({ path: f.target.rel, edits: f.edits }));
+    .map((f) => ({ path: f.target.rel, edits: f.edits }))
+    .sort((a, b) => a.path.localeCompare(b.path));
   result.written = [...writes, ...deletes].map((f) => f.target.rel);
   return result;
 }

@@ -77,6 +77,10 @@ export const debugTool = defineTool({
     frame_id: z.number().int().optional().describe("scopes, evaluate: a frame id from stack."),
     reference: z.number().int().optional().describe("variables: a reference from scopes or variables."),
     expression: z.string().optional().describe("evaluate: an expression in the frame's scope."),
+    all: z
+      .boolean()
+      .optional()
+      .describe("threads: include the Go runtime's own goroutines (left out by default)."),
   },
   output: {
     operation: z.string(),
@@ -203,7 +207,7 @@ export const debugTool = defineTool({
         return { text: describeStop(report), structured: { operation: "pause", ...report } };
       }
       case "threads": {
-        const threads = await debug.session("threads").threads();
+        const threads = await debug.session("threads").threads(args.all ?? false);
         return {
           text: threads.map((t) => `  ${t.id}  ${t.name}`).join("\n") || "No threads.",
           structured: { operation: "threads", threads },

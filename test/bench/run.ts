@@ -5,6 +5,7 @@
 
 import { benchAst } from "./ast.js";
 import { benchCallOverhead } from "./call-overhead.js";
+import { benchDebug } from "./debug.js";
 import { benchLsp } from "./lsp.js";
 
 const only = process.argv[2];
@@ -12,6 +13,7 @@ const results = [
   ...(!only || only === "overhead" ? [await benchCallOverhead()] : []),
   ...(!only || only === "lsp" ? await benchLsp() : []),
   ...(!only || only === "ast" ? await benchAst() : []),
+  ...(!only || only === "debug" ? await benchDebug() : []),
 ];
 console.log(
   `\n${"benchmark".padEnd(40)} ${"runbound".padStart(11)}  ${"baseline".padStart(11)}  ratio  (+ms)     baseline is`,
