@@ -113,12 +113,7 @@ export class DebugSupervisor {
     breakpoints: { path: string; results: BreakpointResult[] }[];
     session: DebugSession;
   }> {
-    if (this.#session && this.#session.state !== "exited") {
-      throw new ToolError(
-        `A debug session is already running (${this.describe(this.#session)}). Terminate it first; it is never replaced silently.`,
-      );
-    }
-    if (this.#session) await this.#close(undefined);
+    await this.#refuseIfRunning();
     const target = await confine(this.#workdir, program, "program");
     if (!existsSync(target.real))
       throw new ToolError(
@@ -157,12 +152,7 @@ export class DebugSupervisor {
     breakpoints: { path: string; results: BreakpointResult[] }[];
     session: DebugSession;
   }> {
-    if (this.#session && this.#session.state !== "exited") {
-      throw new ToolError(
-        `A debug session is already running (${this.describe(this.#session)}). Terminate it first; it is never replaced silently.`,
-      );
-    }
-    if (this.#session) await this.#close(undefined);
+    await this.#refuseIfRunning();
     const spec = ADAPTERS.find((a) => a.id === "debugpy")!;
     const resolved = spec.resolve(this.#workdir, this.#workdir);
     if ("missing" in resolved)
@@ -170,6 +160,16 @@ export class DebugSupervisor {
     const label = `127.0.0.1:${port}`;
     const session = new DebugSession(spec, resolved, label, this.#workdir, this.#processes, this.#timeouts);
     return this.#begin(session, label, () => session.attach(port, this.#workdir, this.#breakpoints));
+  }
+
+  /** One session per conversation: a second one is refused with the first's description, never swapped in. */
+  async #refuseIfRunning(): Promise<void> {
+    if (this.#session && this.#session.state !== "exited") {
+      throw new ToolError(
+        `A debug session is already running (${this.describe(this.#session)}). Terminate it first; it is never replaced silently.`,
+      );
+    }
+    if (this.#session) await this.#close(undefined);
   }
 
   async #begin(

@@ -151,25 +151,17 @@ export async function runCheck(
   tsgo: () => string | undefined,
 ): Promise<CheckRun> {
   const checker = CHECKERS[spec.id === "typescript-language-server" ? "tsgo" : spec.id];
-  if (!checker)
-    return {
-      server: spec.id,
-      root,
-      command: "",
-      rows: [],
-      outcome: "no checker",
-      note: `${spec.name} has no project-wide checker; ask for diagnostics per file`,
-    };
+  const noChecker = (note: string): CheckRun => ({
+    server: spec.id,
+    root,
+    command: "",
+    rows: [],
+    outcome: "no checker",
+    note,
+  });
+  if (!checker) return noChecker(`${spec.name} has no project-wide checker; ask for diagnostics per file`);
   const args = checker.args(root);
-  if (!args)
-    return {
-      server: spec.id,
-      root,
-      command: "",
-      rows: [],
-      outcome: "no checker",
-      note: `the checker needs ${checker.needs}`,
-    };
+  if (!args) return noChecker(`the checker needs ${checker.needs}`);
   const resolved = resolveBinary(
     { name: checker.binary, args, ...(checker.binary === "tsgo" ? { embedded: tsgo } : {}) },
     root,

@@ -372,13 +372,8 @@ export class Lsp {
     };
   }
 
-  async #clientOf(file: string) {
-    const confined = await confine(this.workdir, file, "file");
-    return this.supervisor.clientFor(confined.real, confined.rel);
-  }
-
-  async fileDiagnostics(file: string, signal: AbortSignal): Promise<LspAnswer> {
-    const confined = await confine(this.workdir, file, "file");
+  /** The file's server, and its fresh (or honestly not fresh) diagnostics. */
+  async #diagnosticsOf(confined: { real: string; rel: string }, signal: AbortSignal) {
     const { client, languageId } = await this.supervisor.clientFor(confined.real, confined.rel);
     const found = await diagnosticsOf(
       client,
@@ -387,6 +382,17 @@ export class Lsp {
       this.supervisor.timeouts.diagnosticsMs,
       signal,
     );
+    return { client, found };
+  }
+
+  async #clientOf(file: string) {
+    const confined = await confine(this.workdir, file, "file");
+    return this.supervisor.clientFor(confined.real, confined.rel);
+  }
+
+  async fileDiagnostics(file: string, signal: AbortSignal): Promise<LspAnswer> {
+    const confined = await confine(this.workdir, file, "file");
+    const { client, found } = await this.#diagnosticsOf(confined, signal);
     if (found.freshness === "fresh") this.journal.record(confined.real, found.items);
     const rows = sortDiagnostics(found.items).map((d) => diagnosticRow(confined.rel, d));
     const shown = rows.slice(0, MAX_DIAGNOSTICS);
@@ -479,14 +485,7 @@ export class Lsp {
           return undefined;
         }
         try {
-          const { client, languageId } = await this.supervisor.clientFor(confined.real, confined.rel);
-          const found = await diagnosticsOf(
-            client,
-            confined.real,
-            languageId,
-            this.supervisor.timeouts.diagnosticsMs,
-            signal,
-          );
+          const { client, found } = await this.#diagnosticsOf(confined, signal);
           return {
             rel: confined.rel,
             server: client.spec.id,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { scopeInput } from "../ast/schema.js";
 import { defineTool } from "../registry.js";
 
 export const astEditTool = defineTool({
@@ -16,14 +17,7 @@ export const astEditTool = defineTool({
   input: {
     pattern: z.string().describe("What to match, e.g. `dispose($X)`."),
     rewrite: z.string().describe("What to put instead, e.g. `$X.dispose()`."),
-    path: z
-      .string()
-      .optional()
-      .describe("File or folder relative to the workdir. Default: the whole workdir."),
-    language: z
-      .string()
-      .optional()
-      .describe("Grammar id; inferred from a file's extension, needed for a folder."),
+    ...scopeInput,
   },
   output: {
     edit_id: z.string().nullable(),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { scopeInput } from "../ast/schema.js";
 import { defineTool } from "../registry.js";
 
 export const astGrepTool = defineTool({
@@ -17,16 +18,7 @@ export const astGrepTool = defineTool({
     pattern: z
       .string()
       .describe("A code fragment with metavariables, e.g. `dispose($X)` or `def $F($$$P): $$$B`."),
-    path: z
-      .string()
-      .optional()
-      .describe("File or folder relative to the workdir. Default: the whole workdir."),
-    language: z
-      .string()
-      .optional()
-      .describe(
-        "Grammar id (typescript, tsx, javascript, python, go, rust, c, cpp, java, kotlin, dart, ruby, bash, json, yaml, html, css). Inferred from a file's extension; needed for a folder.",
-      ),
+    ...scopeInput,
     max_results: z.number().int().min(1).max(1000).optional().describe("Matches to list. Default 50."),
   },
   output: {

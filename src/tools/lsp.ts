@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ToolError } from "../errors.js";
 import { RequestTimeout } from "../lsp/client.js";
 import { diagnosticRowSchema as diagnostic } from "../lsp/schema.js";
-import type { Lsp } from "../lsp/service.js";
+import type { Lsp, NavigationAction } from "../lsp/service.js";
 import { defineTool, type ToolContext } from "../registry.js";
 
 const ACTIONS = [
@@ -18,7 +18,7 @@ const ACTIONS = [
   "reload",
 ] as const;
 
-const NAVIGATION = new Set([
+const NAVIGATION: ReadonlySet<string> = new Set<NavigationAction>([
   "definition",
   "type_definition",
   "implementation",
@@ -127,13 +127,7 @@ async function runAction(args: LspArgs, lsp: Lsp, ctx: ToolContext) {
         `${args.action} needs \`file\`, \`line\` and \`symbol\` (the name as written on that line — a column is never guessed); missing: ${missing.map((m) => `\`${m}\``).join(", ")}.`,
       );
     }
-    const action = args.action as
-      | "definition"
-      | "type_definition"
-      | "implementation"
-      | "references"
-      | "hover"
-      | "code_actions";
+    const action = args.action as NavigationAction;
     return lsp.navigate(action, args.file!, args.line!, args.symbol!, ctx.signal);
   }
   switch (args.action) {
