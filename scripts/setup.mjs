@@ -50,38 +50,27 @@ function has(command, args = ["--version"]) {
   return r.status === 0 ? `${r.stdout}${r.stderr}` : undefined;
 }
 
-const gopls = path.join(goBin, "gopls");
-const goplsVersion = existsSync(gopls) ? has(gopls, ["version"]) : undefined;
-if (goplsVersion?.includes(GOPLS_VERSION)) {
-  log(`gopls ${GOPLS_VERSION} present (.tools/go/bin)`);
-} else if (has("go", ["version"])) {
-  log(`installing gopls ${GOPLS_VERSION} into .tools/go/bin (a minute or two: it is built from source)`);
-  const r = spawnSync("go", ["install", `golang.org/x/tools/gopls@${GOPLS_VERSION}`], {
-    cwd: root,
-    stdio: "inherit",
-    env: { ...process.env, GOBIN: goBin, GOTOOLCHAIN: "local", GOFLAGS: "-modcacherw" },
-  });
-  if (r.status !== 0) optionalMissing.push("gopls (go install failed)");
-} else {
-  optionalMissing.push("gopls (no Go toolchain)");
+/** A Go tool built into .tools/go/bin at a pinned version, unless that version is there already. */
+function goInstall(name, module, version, versionArgs) {
+  const binary = path.join(goBin, name);
+  if (existsSync(binary) && has(binary, versionArgs)?.includes(version.slice(1))) {
+    log(`${name} ${version} present (.tools/go/bin)`);
+  } else if (has("go", ["version"])) {
+    log(`installing ${name} ${version} into .tools/go/bin (built from source: a minute or two)`);
+    const r = spawnSync("go", ["install", `${module}@${version}`], {
+      cwd: root,
+      stdio: "inherit",
+      env: { ...process.env, GOBIN: goBin, GOTOOLCHAIN: "local", GOFLAGS: "-modcacherw" },
+    });
+    if (r.status !== 0) optionalMissing.push(`${name} (go install failed)`);
+  } else {
+    optionalMissing.push(`${name} (no Go toolchain)`);
+  }
 }
 
-// Debug adapters: delve (Go, built into .tools/go/bin), debugpy (runbound's own .venv), lldb (Debian).
-const DELVE_VERSION = "v1.27.2";
-const dlv = path.join(goBin, "dlv");
-if (existsSync(dlv) && has(dlv, ["version"])?.includes(DELVE_VERSION.slice(1))) {
-  log(`delve ${DELVE_VERSION} present (.tools/go/bin)`);
-} else if (has("go", ["version"])) {
-  log(`installing delve ${DELVE_VERSION} into .tools/go/bin`);
-  const r = spawnSync("go", ["install", `github.com/go-delve/delve/cmd/dlv@${DELVE_VERSION}`], {
-    cwd: root,
-    stdio: "inherit",
-    env: { ...process.env, GOBIN: goBin, GOTOOLCHAIN: "local", GOFLAGS: "-modcacherw" },
-  });
-  if (r.status !== 0) optionalMissing.push("delve (go install failed)");
-} else {
-  optionalMissing.push("delve (no Go toolchain)");
-}
+goInstall("gopls", "golang.org/x/tools/gopls", GOPLS_VERSION, ["version"]);
+// Debug adapters: delve (Go), debugpy (runbound's own .venv), lldb (Debian).
+goInstall("dlv", "github.com/go-delve/delve/cmd/dlv", "v1.27.2", ["version"]);
 
 const venvPython = path.join(root, ".venv", "bin", "python");
 if (existsSync(venvPython) && has(venvPython, ["-c", "import debugpy"]) !== undefined) {
