@@ -72,17 +72,26 @@ goInstall("gopls", "golang.org/x/tools/gopls", GOPLS_VERSION, ["version"]);
 // Debug adapters: delve (Go), debugpy (runbound's own .venv), lldb (Debian).
 goInstall("dlv", "github.com/go-delve/delve/cmd/dlv", "v1.27.2", ["version"]);
 
+// runbound's own Python environment: debugpy (debug) and a Jupyter server with ipykernel, pandas, matplotlib (eval).
 const venvPython = path.join(root, ".venv", "bin", "python");
-if (existsSync(venvPython) && has(venvPython, ["-c", "import debugpy"]) !== undefined) {
-  log("debugpy present (.venv)");
+const PYTHON_PACKAGES = [
+  "debugpy==1.8.22",
+  "jupyter_server==2.21.1",
+  "ipykernel==7.4.0",
+  "pandas==3.1.1",
+  "matplotlib==3.11.2",
+];
+const pythonCheck = "import debugpy, jupyter_server, ipykernel, pandas, matplotlib";
+if (existsSync(venvPython) && has(venvPython, ["-c", pythonCheck]) !== undefined) {
+  log("Python environment present (.venv: debugpy, jupyter_server, ipykernel, pandas, matplotlib)");
 } else {
-  log("creating .venv with debugpy (pip)");
+  log("making .venv (debugpy, jupyter_server, ipykernel, pandas, matplotlib) with pip");
   if (!existsSync(venvPython)) run("python3", ["-m", "venv", ".venv"]);
-  const r = spawnSync(venvPython, ["-m", "pip", "install", "-q", "debugpy==1.8.22"], {
+  const r = spawnSync(venvPython, ["-m", "pip", "install", "-q", ...PYTHON_PACKAGES], {
     cwd: root,
     stdio: "inherit",
   });
-  if (r.status !== 0) optionalMissing.push("debugpy (pip install failed)");
+  if (r.status !== 0) optionalMissing.push("the Python environment (pip install failed)");
 }
 
 const lldbAdapter = ["lldb-dap", "lldb-vscode", "lldb-vscode-16", "lldb-dap-16", "lldb-vscode-14"].find(
@@ -127,6 +136,7 @@ const required = [
   ["vitest", "node_modules/.bin/vitest"],
   ["pyright", "node_modules/.bin/pyright-langserver"],
   ["typescript-language-server", "node_modules/.bin/typescript-language-server"],
+  ["deno (Deno's Jupyter kernel)", "node_modules/.bin/deno"],
 ];
 const missing = required.filter(([, file]) => !existsSync(path.join(root, file))).map(([name]) => name);
 if (missing.length) fail(`missing after install: ${missing.join(", ")}${inCI ? " (required in CI)" : ""}`);

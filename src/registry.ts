@@ -33,6 +33,11 @@ export interface ToolContext {
   progress(update: Progress): Promise<void>;
   /** Start child processes through this, so the run ends them (as trees) when it is disposed. */
   readonly processes: ProcessTracker;
+  /**
+   * Calls another tool of the run as this call's surface sees it (kernels' tool(), workers): the same gate, approvals
+   * and after-write hooks as a model's call, with caller "bridge".
+   */
+  callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
   /** The wired resource; a tool only reaches this for keys it declared in `needs`. */
   use<K extends ResourceKey>(key: K): Resources[K];
 }

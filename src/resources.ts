@@ -7,6 +7,7 @@
 import type { AstEngine } from "./ast/engine.js";
 import type { DebugSupervisor } from "./dap/supervisor.js";
 import type { FileStore } from "./files/store.js";
+import type { KernelFactory } from "./kernels/factory.js";
 import type { Lsp } from "./lsp/service.js";
 import type { QuestionDesk } from "./questions/desk.js";
 
@@ -21,6 +22,8 @@ export interface Resources {
   grammars: AstEngine;
   /** The debug-session supervisor (one session per conversation). */
   debug: DebugSupervisor;
+  /** Jupyter kernels for eval (the server starts on the first cell). */
+  kernels: KernelFactory;
   /** The conversation this run belongs to (some resources are per conversation). */
   conversation: string;
 }

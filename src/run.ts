@@ -13,6 +13,7 @@ import { type DebugOptions, DebugSupervisor } from "./dap/supervisor.js";
 import { errorMessage } from "./errors.js";
 import { FileStore } from "./files/store.js";
 import { createDispatcher, errorResult } from "./gate.js";
+import { KernelFactory, type KernelOptions } from "./kernels/factory.js";
 import { Lanes } from "./lanes.js";
 import { afterWriteDiagnosticsSchema } from "./lsp/schema.js";
 import { Lsp } from "./lsp/service.js";
@@ -48,6 +49,8 @@ export interface RunOptions {
   readonly conversationId?: string;
   /** runbound's read/write/edit/apply_patch. Default true; false when the harness brings its own. */
   readonly files?: boolean;
+  /** Jupyter kernels for eval (Python, JavaScript). Default true; nothing starts until the first cell. */
+  readonly kernels?: boolean | KernelOptions;
   /** The debug-session supervisor (needs conversationId). Default true. */
   readonly debug?: boolean | DebugOptions;
   /** The grammar bundle (ast_grep, ast_edit, resolve). Default true. */
@@ -105,6 +108,13 @@ export class Run {
     if (options.conversationId) this.#resources.conversation = options.conversationId;
     if (options.files !== false) this.#resources.files = new FileStore(workdir);
     if (options.grammars !== false) this.#resources.grammars = new AstEngine(workdir);
+    if (options.kernels !== false) {
+      this.#resources.kernels = new KernelFactory(
+        workdir,
+        this.processes,
+        typeof options.kernels === "object" ? options.kernels : {},
+      );
+    }
     if (options.debug !== false && options.conversationId) {
       const debugOptions = typeof options.debug === "object" ? options.debug : {};
       this.#resources.debug = new DebugSupervisor(
@@ -254,6 +264,7 @@ export class Run {
     await this.#resources.lsp?.dispose().catch(() => undefined);
     await this.#resources.grammars?.dispose().catch(() => undefined);
     await this.#resources.debug?.dispose().catch(() => undefined);
+    await this.#resources.kernels?.dispose().catch(() => undefined);
     await this.processes.killAll();
   }
 
@@ -266,6 +277,8 @@ export class Run {
       signal,
       processes: this.processes,
       progress: request.progress ?? (async () => undefined),
+      callTool: (name, args) =>
+        this.callTool(name, args, { surface: request.surface, caller: "bridge", signal }),
       use<K extends ResourceKey>(key: K): Resources[K] {
         const resource = resources[key];
         if (resource === undefined)

@@ -14,7 +14,7 @@ describe("npm start: the tour", () => {
     await runTour((line) => lines.push(line));
     const transcript = lines.join("\n");
     expect(transcript).toMatch(
-      /^full +read · write\* · edit\* · apply_patch\* · ask_user · lsp · lsp_rename\* · ast_grep · ast_edit\* · resolve\* · debug\*$/m,
+      /^full +read · write\* · edit\* · apply_patch\* · ask_user · lsp · lsp_rename\* · ast_grep · ast_edit\* · resolve\* · debug\* · eval\*$/m,
     );
     expect(transcript).toMatch(/^plan +read · ask_user · lsp · ast_grep$/m);
     for (const tool of [
@@ -41,6 +41,7 @@ describe("npm start: the tour", () => {
     expect(transcript).toContain("(proposed) 2 replacements in 1 file — nothing is written yet");
     expect(transcript).toContain("Unparseable pattern for python");
     expect(transcript).toMatch(/Stopped \(step\) in thread \d+ at python\/inventory\/stock\.py:18 in add/);
+    expect(transcript).toContain("(1 image below)");
     expect(transcript).toContain("Done: the run was disposed");
   });
 });

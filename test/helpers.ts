@@ -23,6 +23,18 @@ export async function workdirWith(files: Record<string, string> = {}): Promise<s
   return dir;
 }
 
+/** A folder with `files` for a whole describe block: the caller removes it (in afterAll). */
+export async function suiteWorkdir(
+  files: Record<string, string>,
+): Promise<{ dir: string; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(path.join(tmpdir(), "runbound-suite-"));
+  for (const [name, content] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
+    await writeFile(path.join(dir, name), content);
+  }
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
 /** A copy of examples/workspace for a whole describe block: the caller removes it (in afterAll). */
 export async function workspaceCopy(): Promise<{ dir: string; remove: () => Promise<void> }> {
   const dir = await mkdtemp(path.join(tmpdir(), "runbound-ws-"));

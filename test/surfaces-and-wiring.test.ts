@@ -27,6 +27,7 @@ describe("each surface lists the tools its tier allows", () => {
       "ast_grep",
       "debug",
       "edit",
+      "eval",
       "lsp",
       "lsp_rename",
       "read",
@@ -127,6 +128,7 @@ describe("registration follows wiring", () => {
         lsp: false,
         grammars: false,
         debug: false,
+        kernels: false,
         approver: "always",
       }),
     );

@@ -278,7 +278,36 @@ export async function runTour(out: (line: string) => void = (line) => console.lo
     await call(full, "full", "debug", { operation: "output" });
     await call(full, "full", "debug", { operation: "terminate" });
 
-    heading("9. A run with no approver and no question port fails closed");
+    heading("9. eval — persistent Python and JavaScript kernels (Jupyter), tool() inside a cell");
+    await call(
+      full,
+      "full",
+      "eval",
+      {
+        code: "import pandas as pd\nstock = pd.DataFrame({'sku': ['A1', 'B2'], 'count': [3, 5]})\nstock",
+        description: "load a small stock table with pandas",
+      },
+      { choices: [2] },
+    );
+    await call(full, "full", "eval", {
+      code: "stock['count'].sum()",
+      description: "count every item in the table",
+    });
+    await call(full, "full", "eval", {
+      code: "import matplotlib.pyplot as plt\nstock.plot.bar(x='sku', y='count')\nplt.show()",
+      description: "plot the counts as a bar chart",
+    });
+    await call(full, "full", "eval", {
+      code: "r = tool('read', {'path': 'go/go.mod'})\nprint(r['total_lines'], 'lines read through the run')",
+      description: "read a file through the run's tools",
+    });
+    await call(full, "full", "eval", {
+      code: "const items = [3, 5]; items.reduce((a, b) => a + b)",
+      description: "sum the counts again in JavaScript",
+      language: "javascript",
+    });
+
+    heading("10. A run with no approver and no question port fails closed");
     await tourFailClosed(workdir, out);
   } finally {
     await run.dispose();

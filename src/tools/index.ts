@@ -6,6 +6,7 @@ import { astEditTool } from "./ast-edit.js";
 import { astGrepTool } from "./ast-grep.js";
 import { debugTool } from "./debug.js";
 import { editTool } from "./edit.js";
+import { evalTool } from "./eval.js";
 import { lspTool } from "./lsp.js";
 import { lspRenameTool } from "./lsp-rename.js";
 import { readTool } from "./read.js";
@@ -24,4 +25,5 @@ export const BUILTIN_TOOLS: readonly AnyToolSpec[] = [
   astEditTool,
   resolveTool,
   debugTool,
+  evalTool,
 ];

@@ -1,0 +1,142 @@
+/**
+ * One cell on a kernel: what it printed (bounded), its last value, every display (images as images), a clean
+ * traceback. input_request messages carry tool() calls from the cell (the bridge) and are answered here. The cell
+ * has an idle budget: no message for that long and it is interrupted; the clock stops while a bridged call runs.
+ */
+import type { Kernel, KernelMessage } from "@jupyterlab/services";
+
+export interface CellImage {
+  readonly mimeType: string;
+  readonly data: string;
+}
+
+export interface CellResult {
+  status: "ok" | "error" | "interrupted" | "died";
+  text: string;
+  images: CellImage[];
+  error?: { name: string; value: string; traceback: string };
+  droppedBytes: number;
+}
+
+export const BRIDGE_PREFIX = "\u0000runbound-tool:";
+const STREAM_LIMIT = 32 * 1024;
+/** How long a cell that printed nothing waits for output published after its reply. */
+const LATE_OUTPUT_MS = 150;
+/** Terminal colour codes in tracebacks (ESC [ … letter). */
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[A-Za-z]`, "g");
+
+export interface CellOptions {
+  readonly idleMs: number;
+  /** Answers a tool() call from the cell: the JSON line the kernel reads back. */
+  readonly bridge: (request: string) => Promise<string>;
+  readonly signal: AbortSignal;
+  readonly onActivity?: () => void;
+}
+
+export async function runCell(
+  kernel: Kernel.IKernelConnection,
+  code: string,
+  options: CellOptions,
+): Promise<CellResult> {
+  const result: CellResult = { status: "ok", text: "", images: [], droppedBytes: 0 };
+  const append = (text: string) => {
+    result.text += text;
+    if (result.text.length > STREAM_LIMIT) {
+      result.droppedBytes += result.text.length - STREAM_LIMIT;
+      result.text = result.text.slice(-STREAM_LIMIT);
+    }
+  };
+  // Kept open after done (disposeOnDone false): Deno's kernel can publish the result after the reply and the
+  // idle status (seen under load), and a disposed future drops it.
+  const future = kernel.requestExecute(
+    { code, stop_on_error: false, allow_stdin: true, store_history: true },
+    false,
+  );
+  let idle: NodeJS.Timeout | undefined;
+  let bridging = false;
+  let interrupted = false;
+  const arm = () => {
+    clearTimeout(idle);
+    if (bridging) return;
+    idle = setTimeout(() => {
+      interrupted = true;
+      void kernel.interrupt().catch(() => undefined);
+    }, options.idleMs);
+  };
+  arm();
+  const onAbort = () => {
+    interrupted = true;
+    void kernel.interrupt().catch(() => undefined);
+  };
+  options.signal.addEventListener("abort", onAbort, { once: true });
+  future.onIOPub = (msg) => {
+    arm();
+    options.onActivity?.();
+    const type = msg.header.msg_type;
+    if (type === "stream") {
+      // Shell commands (!cmd) write through a pty: CRLF line ends.
+      append((msg as KernelMessage.IStreamMsg).content.text.replace(/\r\n/g, "\n"));
+    } else if (type === "execute_result" || type === "display_data") {
+      const data = (msg as KernelMessage.IExecuteResultMsg).content.data;
+      const png = data["image/png"];
+      if (typeof png === "string")
+        result.images.push({ mimeType: "image/png", data: png.replace(/\n/g, "") });
+      const plain = data["text/plain"];
+      const markdown = data["text/markdown"];
+      const json = data["application/json"];
+      if (typeof markdown === "string") append(`${markdown}\n`);
+      else if (json !== undefined) append(`${JSON.stringify(json, null, 2)}\n`);
+      else if (typeof plain === "string" && !(typeof png === "string" && /^<Figure /.test(plain)))
+        append(`${plain.replace(ANSI, "")}\n`);
+    } else if (type === "error") {
+      const content = (msg as KernelMessage.IErrorMsg).content;
+      result.error = {
+        name: content.ename,
+        value: content.evalue,
+        traceback: content.traceback.join("\n").replace(ANSI, ""),
+      };
+    }
+  };
+  future.onStdin = (msg) => {
+    if (msg.header.msg_type !== "input_request") return;
+    const request = msg as KernelMessage.IInputRequestMsg;
+    const prompt = request.content.prompt;
+    bridging = true;
+    clearTimeout(idle);
+    const answer = prompt.startsWith(BRIDGE_PREFIX)
+      ? options.bridge(prompt.slice(BRIDGE_PREFIX.length))
+      : Promise.resolve("");
+    void answer.then((value) => {
+      bridging = false;
+      arm();
+      future.sendInputReply({ status: "ok", value }, request.header);
+    });
+  };
+  const died = new Promise<"died">((resolve) => {
+    const onStatus = (_: unknown, status: Kernel.Status) => {
+      if (status === "dead" || status === "autorestarting" || status === "restarting") {
+        kernel.statusChanged.disconnect(onStatus);
+        resolve("died");
+      }
+    };
+    kernel.statusChanged.connect(onStatus);
+  });
+  try {
+    const outcome = await Promise.race([future.done, died]);
+    if (outcome === "died") {
+      result.status = "died";
+    } else if (outcome.content.status === "error") {
+      result.status = interrupted ? "interrupted" : "error";
+    } else if (!result.text && result.images.length === 0) {
+      await new Promise((r) => setTimeout(r, LATE_OUTPUT_MS));
+    }
+  } catch {
+    result.status = interrupted ? "interrupted" : "died";
+  } finally {
+    clearTimeout(idle);
+    options.signal.removeEventListener("abort", onAbort);
+    future.dispose();
+  }
+  if (interrupted && result.status === "error") result.status = "interrupted";
+  return result;
+}

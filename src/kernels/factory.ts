@@ -1,0 +1,192 @@
+/**
+ * The `kernels` resource of a run: a Jupyter server started on the first eval, one kernel per language (Python:
+ * ipykernel in the project's environment when it has one, else runbound's own .venv; JavaScript: Deno's kernel
+ * from the npm `deno` package), each with the tool() prelude that bridges calls over the kernel's stdin channel.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { type Kernel, KernelManager } from "@jupyterlab/services";
+import { ToolError } from "../errors.js";
+import { runboundHome } from "../home.js";
+import type { ProcessTracker } from "../proc/tracker.js";
+import { BRIDGE_PREFIX, type CellResult, runCell } from "./cell.js";
+import { JupyterServer, type KernelSpecFile } from "./server.js";
+
+export type KernelLanguage = "python" | "javascript";
+
+export interface KernelOptions {
+  /** A cell with no output for this long is interrupted. Default 300. */
+  readonly idleSeconds?: number;
+  readonly startTimeoutSeconds?: number;
+}
+
+export interface BridgeReply {
+  readonly text: string;
+  readonly structured?: Record<string, unknown>;
+  readonly isError: boolean;
+}
+
+const PRELUDE: Record<KernelLanguage, string> = {
+  python: `
+def tool(name, args=None):
+    """Call one of this run's tools (the same gate as a model's call). Returns a dict: text plus structured fields."""
+    import json as _json
+    _reply = _json.loads(input(${JSON.stringify(BRIDGE_PREFIX)} + _json.dumps({"name": name, "args": args or {}})))
+    if "error" in _reply:
+        raise RuntimeError(_reply["error"])
+    return _reply["result"]
+`,
+  javascript: `
+globalThis.tool = (name, args = {}) => {
+  const reply = JSON.parse(prompt(${JSON.stringify(BRIDGE_PREFIX)} + JSON.stringify({ name, args })));
+  if ("error" in reply) throw new Error(reply.error);
+  return reply.result;
+};
+`,
+};
+
+export class KernelFactory {
+  readonly #workdir: string;
+  readonly #processes: ProcessTracker;
+  readonly #idleMs: number;
+  readonly #startMs: number;
+  #server: JupyterServer | undefined;
+  #manager: Promise<KernelManager> | undefined;
+  readonly #kernels = new Map<KernelLanguage, Promise<Kernel.IKernelConnection>>();
+
+  constructor(workdir: string, processes: ProcessTracker, options: KernelOptions = {}) {
+    this.#workdir = workdir;
+    this.#processes = processes;
+    this.#idleMs = (options.idleSeconds ?? 300) * 1000;
+    this.#startMs = (options.startTimeoutSeconds ?? 60) * 1000;
+  }
+
+  /** Runs a cell; `bridge` answers the cell's tool() calls. */
+  async run(
+    code: string,
+    language: KernelLanguage,
+    reset: boolean,
+    bridge: (name: string, args: Record<string, unknown>) => Promise<BridgeReply>,
+    signal: AbortSignal,
+  ): Promise<CellResult & { restarted: boolean }> {
+    let restarted = false;
+    if (reset) {
+      await this.#shutdown(language);
+      restarted = true;
+    }
+    const kernel = await this.#kernel(language);
+    const result = await runCell(kernel, code, {
+      idleMs: this.#idleMs,
+      signal,
+      bridge: async (request) => {
+        try {
+          const { name, args } = JSON.parse(request) as { name: string; args: Record<string, unknown> };
+          const reply = await bridge(name, args ?? {});
+          return JSON.stringify(
+            reply.isError ? { error: reply.text } : { result: { text: reply.text, ...reply.structured } },
+          );
+        } catch (error) {
+          return JSON.stringify({ error: `tool() failed: ${(error as Error).message}` });
+        }
+      },
+    });
+    if (result.status === "died") await this.#shutdown(language);
+    return { ...result, restarted };
+  }
+
+  async dispose(): Promise<void> {
+    for (const language of [...this.#kernels.keys()]) await this.#shutdown(language);
+    const manager = await this.#manager?.catch(() => undefined);
+    manager?.dispose();
+    await this.#server?.stop(this.#processes);
+    this.#server = undefined;
+  }
+
+  #kernel(language: KernelLanguage): Promise<Kernel.IKernelConnection> {
+    let kernel = this.#kernels.get(language);
+    if (!kernel) {
+      kernel = this.#startKernel(language);
+      this.#kernels.set(language, kernel);
+      kernel.catch(() => this.#kernels.delete(language));
+    }
+    return kernel;
+  }
+
+  async #startKernel(language: KernelLanguage): Promise<Kernel.IKernelConnection> {
+    const manager = await this.#managerReady();
+    const kernel = await manager.startNew({ name: `runbound-${language}` });
+    // When a kernel dies the library reconnects by itself, and that promise rejects at dispose with nobody
+    // listening (an unhandled rejection in the host). Observe it here.
+    const reconnect = kernel.reconnect.bind(kernel);
+    // (The library awaits it inside a `void` promise on autorestart, so the returned promise must not reject.)
+    kernel.reconnect = () => reconnect().catch(() => undefined);
+    await kernel.info;
+    const prelude = kernel.requestExecute({ code: PRELUDE[language], silent: true, store_history: false });
+    await prelude.done;
+    return kernel;
+  }
+
+  async #shutdown(language: KernelLanguage): Promise<void> {
+    const kernel = await this.#kernels.get(language)?.catch(() => undefined);
+    this.#kernels.delete(language);
+    if (kernel) await kernel.shutdown().catch(() => kernel.dispose());
+  }
+
+  #managerReady(): Promise<KernelManager> {
+    this.#manager ??= (async () => {
+      const serverPython = path.join(runboundHome(), ".venv", "bin", "python");
+      if (
+        !existsSync(serverPython) ||
+        spawnSync(serverPython, ["-c", "import jupyter_server"]).status !== 0
+      ) {
+        throw new ToolError(
+          "eval needs runbound's Python environment with jupyter_server (.venv); run `node scripts/setup.mjs` in runbound's folder.",
+        );
+      }
+      this.#server = new JupyterServer();
+      const settings = await this.#server.start(
+        serverPython,
+        this.#workdir,
+        this.#kernelSpecs(serverPython),
+        this.#processes,
+        this.#startMs,
+      );
+      const manager = new KernelManager({ serverSettings: settings });
+      await manager.ready;
+      return manager;
+    })();
+    this.#manager.catch(() => {
+      this.#manager = undefined;
+    });
+    return this.#manager;
+  }
+
+  #kernelSpecs(serverPython: string): KernelSpecFile[] {
+    const python = projectPython(this.#workdir) ?? serverPython;
+    const deno = path.join(runboundHome(), "node_modules", ".bin", "deno");
+    return [
+      {
+        name: "runbound-python",
+        displayName: "Python (runbound)",
+        language: "python",
+        argv: [python, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+      },
+      {
+        name: "runbound-javascript",
+        displayName: "JavaScript (Deno)",
+        language: "javascript",
+        argv: [deno, "jupyter", "--kernel", "--conn", "{connection_file}"],
+      },
+    ];
+  }
+}
+
+/** The project's own interpreter when it has ipykernel: VIRTUAL_ENV, then .venv, then venv. */
+function projectPython(workdir: string): string | undefined {
+  const candidates = [process.env.VIRTUAL_ENV, path.join(workdir, ".venv"), path.join(workdir, "venv")]
+    .filter((d): d is string => Boolean(d))
+    .map((d) => path.join(d, "bin", "python"))
+    .filter((p) => existsSync(p));
+  return candidates.find((p) => spawnSync(p, ["-c", "import ipykernel"]).status === 0);
+}

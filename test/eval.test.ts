@@ -1,0 +1,145 @@
+/** eval on real Jupyter kernels: ipykernel (runbound's .venv) and Deno's kernel (npm `deno`). */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRun, type Run } from "../src/index.js";
+import { isAlive } from "../src/proc/tree.js";
+import { call, suiteWorkdir, textOf, track, treeOf, workdirWith } from "./helpers.js";
+
+const label = "a cell for the eval tests";
+
+describe("eval on real kernels", () => {
+  let run: Run;
+  let client: Client;
+  let workdir: string;
+  let remove: () => Promise<void>;
+  const cell = (code: string, extra: Record<string, unknown> = {}) =>
+    call(client, "eval", { code, description: label, ...extra });
+
+  beforeAll(async () => {
+    ({ dir: workdir, remove } = await suiteWorkdir({ "data/notes.txt": "alpha\nbeta\n" }));
+    run = await createRun({
+      workdir,
+      conversationId: "eval",
+      lsp: false,
+      // Cells may run; writes from inside a cell are refused, to prove tool() goes through the same gate.
+      approver: async (request) =>
+        request.tool === "eval"
+          ? { allow: true }
+          : { allow: false, reason: "writes are not allowed in this test" },
+      kernels: { idleSeconds: 3 },
+    });
+    client = await run.link({ surface: "full" });
+  });
+  afterAll(async () => {
+    await run?.dispose();
+    await remove?.();
+  });
+
+  it("keeps state between cells and returns the last expression", async () => {
+    expect(textOf(await cell("x = 21\nx * 2"))).toBe("42");
+    const again = await cell("x + 1");
+    expect(textOf(again)).toBe("22");
+    expect(again.structuredContent).toMatchObject({ language: "python", status: "ok", output: "22\n" });
+  });
+
+  it("runs in the workdir, prints streams, and shows a pandas frame as a table", async () => {
+    expect(textOf(await cell("import os\nprint(os.getcwd() == " + JSON.stringify(workdir) + ")"))).toBe(
+      "True",
+    );
+    const frame = await cell("import pandas as pd\npd.DataFrame({'a': range(3), 'b': list('xyz')})");
+    expect(textOf(frame)).toBe("   a  b\n0  0  x\n1  1  y\n2  2  z");
+  });
+
+  it("returns a matplotlib figure as an image block", async () => {
+    const plot = await cell("import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.show()");
+    expect(textOf(plot)).toContain("(1 image below)");
+    const image = (plot as CallToolResult).content.find((b) => b.type === "image");
+    expect(image).toMatchObject({ type: "image", mimeType: "image/png" });
+    expect(
+      Buffer.from((image as { data: string }).data, "base64")
+        .subarray(1, 4)
+        .toString(),
+    ).toBe("PNG");
+  });
+
+  it("an exception is a clean traceback with the error's name", async () => {
+    const failed = await cell("1/0");
+    expect(failed.structuredContent).toMatchObject({
+      status: "error",
+      error: { name: "ZeroDivisionError", value: "division by zero" },
+    });
+    expect(textOf(failed)).toMatch(/ZeroDivisionError: division by zero$/);
+    expect(textOf(failed)).not.toContain(String.fromCharCode(27));
+  });
+
+  it("IPython idioms work: !cmd and %%bash", async () => {
+    expect(textOf(await cell("!echo from-shell"))).toBe("from-shell");
+    expect(textOf(await cell("%%bash\necho from-bash"))).toBe("from-bash");
+  });
+
+  it("tool() in a Python cell reads through the run's registry, and a refused write is an exception in the cell", async () => {
+    expect(
+      textOf(
+        await cell(
+          "r = tool('read', {'path': 'data/notes.txt'})\nprint(r['total_lines'], r['content'].split())",
+        ),
+      ),
+    ).toBe("2 ['alpha', 'beta']");
+    const refused = await cell("tool('write', {'path': 'data/new.txt', 'content': 'x'})");
+    expect(textOf(refused)).toMatch(
+      /RuntimeError: Not done: write needs approval on the full surface, and writes are not allowed in this test/,
+    );
+    expect(await treeOf(workdir)).toEqual({ "data/notes.txt": "alpha\nbeta\n" });
+  });
+
+  it("JavaScript cells run on Deno's kernel, with tool() too", async () => {
+    expect(textOf(await cell("const n = 6 * 7; n", { language: "javascript" }))).toBe("42");
+    expect(
+      textOf(await cell("tool('read', { path: 'data/notes.txt' }).total_lines", { language: "javascript" })),
+    ).toBe("2");
+  });
+
+  it("a cell with no output for the idle budget is interrupted, and the kernel keeps its state", async () => {
+    await cell("kept = 'still here'");
+    const slow = await cell("import time\ntime.sleep(30)");
+    expect(slow.structuredContent).toMatchObject({ status: "interrupted" });
+    expect(textOf(slow)).toContain(
+      "The cell was interrupted: no output within the idle budget. The kernel's state is kept.",
+    );
+    expect(textOf(await cell("kept"))).toBe("'still here'");
+  });
+
+  it("a kernel that dies mid-cell is reported; the next cell gets a fresh kernel; reset discards state", async () => {
+    await cell("y = 1");
+    const died = await cell("import os\nos._exit(1)");
+    expect(died.structuredContent).toMatchObject({ status: "died" });
+    expect(textOf(died)).toContain(
+      "The kernel died during the cell: its state (variables, imports) is lost.",
+    );
+    expect(textOf(await cell("'y' in dir()"))).toBe("False");
+    await cell("z = 1");
+    const reset = await cell("'z' in dir()", { reset: true });
+    expect(textOf(reset)).toBe("(a fresh kernel: earlier state was discarded)\nFalse");
+  });
+
+  it("description must be 5-10 words", async () => {
+    expect(textOf(await call(client, "eval", { code: "1", description: "too short" }))).toBe(
+      '`description` has 2 words; give 5-10 words saying what the cell does, e.g. "load the sales table and count rows".',
+    );
+  });
+});
+
+describe("eval: lifecycle", () => {
+  it("is exec-tier and nothing is left running after dispose", async () => {
+    const workdir = await workdirWith();
+    const run = track(await createRun({ workdir, conversationId: "life", approver: "always", lsp: false }));
+    expect(run.tools("plan")).not.toContain("eval");
+    const client = await run.link({ surface: "full" });
+    await call(client, "eval", { code: "1 + 1", description: label });
+    const pids = run.processes.running().map((p) => p.pid);
+    expect(pids.length).toBeGreaterThan(0);
+    await run.dispose();
+    for (const pid of pids) expect(await isAlive(pid)).toBe(false);
+  });
+});
