@@ -130,6 +130,25 @@ describe("eval on real kernels", () => {
   });
 });
 
+describe("eval: long cells", () => {
+  it("a long cell sends progress notifications, so a client does not give up on it", async () => {
+    const workdir = await workdirWith();
+    const run = track(await createRun({ workdir, conversationId: "long", approver: "always", lsp: false }));
+    const client = await run.link({ surface: "full" });
+    const seen: string[] = [];
+    const result = await client.callTool(
+      { name: "eval", arguments: { code: "import time\ntime.sleep(6)\n'slept'", description: label } },
+      undefined,
+      {
+        onprogress: (p) => seen.push(p.message ?? ""),
+        timeout: 60_000,
+      },
+    );
+    expect(textOf(result as CallToolResult)).toBe("'slept'");
+    expect(seen[0]).toMatch(/^cell running for \d+ s$/);
+  });
+});
+
 describe("eval: lifecycle", () => {
   it("is exec-tier and nothing is left running after dispose", async () => {
     const workdir = await workdirWith();

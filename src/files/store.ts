@@ -2,6 +2,7 @@
  * runbound's file tools over one workdir: read, write, edit, apply_patch. Every path is confined first; every
  * write is atomic; what was written is reported so the run's after-write hooks can follow it.
  */
+import { readFileSync, statSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { ToolError } from "../errors.js";
 import { writeAtomic } from "./atomic.js";
@@ -47,12 +48,13 @@ export class FileStore {
     limit?: number | undefined;
   }): Promise<{ text: string; result: ReadResult }> {
     const target = await confine(this.workdir, args.path);
-    const info = await statOrThrow(target.real, target.rel);
+    const info = statOrThrow(target.real, target.rel);
     if (info.isDirectory()) return this.#listDirectory(target.real, target.rel);
     if (info.size > MAX_READ_BYTES) {
       throw new ToolError(`${target.rel} is ${info.size} bytes, over read's ${MAX_READ_BYTES}-byte limit.`);
     }
-    const bytes = await readFile(target.real);
+    // Synchronous: a source file reads in microseconds; fs.promises costs ~0.6 ms a call (measured on the lsp path).
+    const bytes = readFileSync(target.real);
     if (looksBinary(bytes))
       throw new ToolError(`${target.rel} is a binary file (${bytes.length} bytes); read shows text only.`);
     const lines = splitLines(normalize(bytes.toString("utf8")));
@@ -145,7 +147,7 @@ export class FileStore {
     replace_all?: boolean | undefined;
   }): Promise<{ text: string; result: EditResult; written: string[] }> {
     const target = await confine(this.workdir, args.path);
-    await statOrThrow(target.real, target.rel);
+    statOrThrow(target.real, target.rel);
     if (args.old_string === "") {
       throw new ToolError(
         "`old_string` is empty; quote the exact text to replace (use write to create a file).",
@@ -205,9 +207,9 @@ export class FileStore {
   }
 }
 
-async function statOrThrow(real: string, rel: string) {
+function statOrThrow(real: string, rel: string) {
   try {
-    return await stat(real);
+    return statSync(real);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") {
       throw new ToolError(

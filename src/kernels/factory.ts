@@ -75,7 +75,7 @@ export class KernelFactory {
       await this.#shutdown(language);
       restarted = true;
     }
-    const kernel = await this.#kernel(language);
+    const kernel = await this.kernel(language);
     const result = await runCell(kernel, code, {
       idleMs: this.#idleMs,
       signal,
@@ -103,7 +103,8 @@ export class KernelFactory {
     this.#server = undefined;
   }
 
-  #kernel(language: KernelLanguage): Promise<Kernel.IKernelConnection> {
+  /** The kernel behind eval for `language` (started if need be): for harness UIs and the benchmarks. */
+  kernel(language: KernelLanguage): Promise<Kernel.IKernelConnection> {
     let kernel = this.#kernels.get(language);
     if (!kernel) {
       kernel = this.#startKernel(language);

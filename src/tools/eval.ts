@@ -2,6 +2,8 @@ import { z } from "zod";
 import { ToolError } from "../errors.js";
 import { defineTool } from "../registry.js";
 
+const PROGRESS_EVERY_MS = 5000;
+
 export const evalTool = defineTool({
   name: "eval",
   title: "Run code in a persistent kernel",
@@ -37,27 +39,38 @@ export const evalTool = defineTool({
       );
     }
     const language = args.language ?? "python";
-    const result = await ctx.use("kernels").run(
-      args.code,
-      language,
-      args.reset ?? false,
-      async (name, toolArgs) => {
-        // The cell runs inside this eval call: an eval from it would wait for itself (same lane) forever.
-        if (name === "eval")
+    // MCP clients give up on a call after minutes of silence: a long cell reports that it is still running.
+    const started = Date.now();
+    const keepalive = setInterval(() => {
+      const seconds = Math.round((Date.now() - started) / 1000);
+      void ctx
+        .progress({ progress: seconds, message: `cell running for ${seconds} s` })
+        .catch(() => undefined);
+    }, PROGRESS_EVERY_MS);
+    const result = await ctx
+      .use("kernels")
+      .run(
+        args.code,
+        language,
+        args.reset ?? false,
+        async (name, toolArgs) => {
+          // The cell runs inside this eval call: an eval from it would wait for itself (same lane) forever.
+          if (name === "eval")
+            return {
+              text: 'tool("eval") cannot be called from inside a cell; run the code in this cell instead.',
+              isError: true,
+            };
+          const reply = await ctx.callTool(name, toolArgs);
+          const text = reply.content.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n");
           return {
-            text: 'tool("eval") cannot be called from inside a cell; run the code in this cell instead.',
-            isError: true,
+            text,
+            ...(reply.structuredContent ? { structured: reply.structuredContent } : {}),
+            isError: reply.isError === true,
           };
-        const reply = await ctx.callTool(name, toolArgs);
-        const text = reply.content.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n");
-        return {
-          text,
-          ...(reply.structuredContent ? { structured: reply.structuredContent } : {}),
-          isError: reply.isError === true,
-        };
-      },
-      ctx.signal,
-    );
+        },
+        ctx.signal,
+      )
+      .finally(() => clearInterval(keepalive));
     const lines: string[] = [];
     if (result.restarted) lines.push("(a fresh kernel: earlier state was discarded)");
     if (result.droppedBytes) lines.push(`(${result.droppedBytes} earlier bytes of output dropped)`);

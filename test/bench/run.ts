@@ -6,6 +6,7 @@
 import { benchAst } from "./ast.js";
 import { benchCallOverhead } from "./call-overhead.js";
 import { benchDebug } from "./debug.js";
+import { benchEval } from "./eval.js";
 import { benchLsp } from "./lsp.js";
 
 const only = process.argv[2];
@@ -14,6 +15,7 @@ const results = [
   ...(!only || only === "lsp" ? await benchLsp() : []),
   ...(!only || only === "ast" ? await benchAst() : []),
   ...(!only || only === "debug" ? await benchDebug() : []),
+  ...(!only || only === "eval" ? await benchEval() : []),
 ];
 console.log(
   `\n${"benchmark".padEnd(40)} ${"runbound".padStart(11)}  ${"baseline".padStart(11)}  ratio  (+ms)     baseline is`,
