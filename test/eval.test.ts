@@ -131,6 +131,45 @@ describe("eval on real kernels", () => {
 });
 
 describe("eval: long cells", () => {
+  // The default idle budget: a quiet %pip install builds for longer than the 3 s the main suite uses.
+  let longRun: Run | undefined;
+  const longCell = async (code: string) => {
+    if (!longRun) {
+      const workdir = await workdirWith();
+      longRun = track(
+        await createRun({ workdir, conversationId: "long-pip", approver: "always", lsp: false }),
+      );
+    }
+    return call(await longRun.link({ surface: "full" }), "eval", { code, description: label });
+  };
+
+  it("%pip evicts the modules of what it changed, so the next import sees the new version; a failed !cmd fails", async () => {
+    const pkg = async (version: number) => {
+      const { dir } = await suiteWorkdir({
+        "pyproject.toml": `[project]\nname = "rbdemo-evict"\nversion = "${version}.0"\n[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n`,
+        "rbdemo_evict/__init__.py": `VALUE = ${version}\n`,
+      });
+      return dir;
+    };
+    const [one, two] = [await pkg(1), await pkg(2)];
+    try {
+      await longCell(`%pip install -q ${one}`);
+      expect(textOf(await longCell("import rbdemo_evict\nrbdemo_evict.VALUE"))).toBe("1");
+      const upgraded = await longCell(`%pip install -q ${two}`);
+      expect(textOf(upgraded)).toMatch(
+        /\(evicted 1 loaded modules of rbdemo-evict: the next import loads what was installed\)/,
+      );
+      expect(textOf(await longCell("import rbdemo_evict\nrbdemo_evict.VALUE"))).toBe("2");
+      const failed = await longCell("!false");
+      expect(failed.structuredContent).toMatchObject({
+        status: "error",
+        error: { name: "RuntimeError", value: "shell command failed with exit code 1: false" },
+      });
+    } finally {
+      await longCell("%pip uninstall -q -y rbdemo-evict");
+    }
+  });
+
   it("a long cell sends progress notifications, so a client does not give up on it", async () => {
     const workdir = await workdirWith();
     const run = track(await createRun({ workdir, conversationId: "long", approver: "always", lsp: false }));

@@ -23,7 +23,7 @@ const STREAM_LIMIT = 32 * 1024;
 /** How long a cell that printed nothing waits for output published after its reply. */
 const LATE_OUTPUT_MS = 150;
 /** Terminal colour codes in tracebacks (ESC [ … letter). */
-const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[A-Za-z]`, "g");
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, "g");
 
 export interface CellOptions {
   readonly idleMs: number;
@@ -75,7 +75,7 @@ export async function runCell(
     const type = msg.header.msg_type;
     if (type === "stream") {
       // Shell commands (!cmd) write through a pty: CRLF line ends.
-      append((msg as KernelMessage.IStreamMsg).content.text.replace(/\r\n/g, "\n"));
+      append((msg as KernelMessage.IStreamMsg).content.text.replace(/\r\n/g, "\n").replace(ANSI, ""));
     } else if (type === "execute_result" || type === "display_data") {
       const data = (msg as KernelMessage.IExecuteResultMsg).content.data;
       const png = data["image/png"];
