@@ -1,4 +1,6 @@
+import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createRun, defineTool, ProgrammaticQuestionPort, type Run } from "../src/index.js";
@@ -125,6 +127,28 @@ describe("run.dispose()", () => {
     await new Promise((r) => setTimeout(r, 10));
     await run.dispose();
     expect(textOf(await pending)).toBe("wait was stopped: the run ended (disposed) before it finished.");
+  });
+
+  it("children die with the Node process even when it is killed with SIGKILL (no dispose)", async () => {
+    const workdir = await workdirWith({
+      "host.mts": [
+        `import { ProcessTracker } from ${JSON.stringify(new URL("../src/proc/tracker.ts", import.meta.url).href)};`,
+        "const tracked = new ProcessTracker().spawn('sleeper', 'sleep', ['300'], { stdio: 'ignore' });",
+        "console.log(tracked.pid);",
+        "setInterval(() => {}, 1000);",
+      ].join("\n"),
+    });
+    const host = spawn(
+      process.execPath,
+      ["--import", import.meta.resolve("tsx/esm"), path.join(workdir, "host.mts")],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    const pid = await new Promise<number>((resolve) =>
+      host.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))),
+    );
+    expect(await isAlive(pid)).toBe(true);
+    host.kill("SIGKILL");
+    await expect.poll(() => isAlive(pid), { timeout: 10_000 }).toBe(false);
   });
 
   it("a command that does not exist is an error, not a crash", async () => {

@@ -4,7 +4,30 @@
  */
 import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
+import path from "node:path";
 import { killAllOf, killTree, processesMarked } from "./tree.js";
+
+const SETPRIV =
+  process.platform === "linux" && existsSync("/usr/bin/setpriv") ? "/usr/bin/setpriv" : undefined;
+
+/** Whether `command` (a path, or a name looked up on PATH) is an executable file. */
+function canExecute(command: string, env: NodeJS.ProcessEnv): boolean {
+  const candidates = command.includes("/")
+    ? [command]
+    : (env.PATH ?? "")
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((dir) => path.join(dir, command));
+  return candidates.some((file) => {
+    try {
+      accessSync(file, constants.X_OK);
+      return statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  });
+}
 
 /** Every child of a run carries this variable, so descendants that daemonize (setsid + fork) are still found. */
 export const RUN_MARKER = "RUNBOUND_RUN";
@@ -25,8 +48,16 @@ export class ProcessTracker {
   /** Spawns a child in its own process group, tracked until it exits. */
   spawn(label: string, command: string, args: readonly string[], options: SpawnOptions = {}): TrackedProcess {
     if (this.#closed) throw new Error(`cannot start ${label}: the run has ended`);
+    if (!canExecute(command, options.env ?? process.env)) {
+      throw new Error(`could not start ${label}: \`${command}\` did not start (not found or not executable)`);
+    }
     const env = { ...(options.env ?? process.env), [RUN_MARKER]: this.#token };
-    const child = spawn(command, args, { ...options, env, detached: true });
+    // If this Node process dies without disposing (SIGKILL), its children get SIGTERM from the kernel: setpriv arms
+    // the parent-death signal and then execs the command itself (same pid).
+    const [cmd, argv] = SETPRIV
+      ? [SETPRIV, ["--pdeathsig", "SIGTERM", "--", command, ...args]]
+      : [command, [...args]];
+    const child = spawn(cmd, argv, { ...options, env, detached: true });
     // A failed spawn (ENOENT, EACCES) also emits 'error' later; without a listener that would crash the process.
     child.on("error", () => undefined);
     if (child.pid === undefined) {
