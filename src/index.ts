@@ -7,6 +7,7 @@ export type {
   ApproverOption,
 } from "./approvals.js";
 export { ToolError } from "./errors.js";
+export type { KernelOptions, Sandbox } from "./kernels/factory.js";
 export type { TrackedProcess } from "./proc/tracker.js";
 export { ProcessTracker } from "./proc/tracker.js";
 export type {

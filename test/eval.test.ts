@@ -1,4 +1,6 @@
 /** eval on real Jupyter kernels: ipykernel (runbound's .venv) and Deno's kernel (npm `deno`). */
+import { spawn } from "node:child_process";
+import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -185,6 +187,84 @@ describe("eval: long cells", () => {
     );
     expect(textOf(result as CallToolResult)).toBe("'slept'");
     expect(seen[0]).toMatch(/^cell running for \d+ s$/);
+  });
+});
+
+describe("eval: where kernels run", () => {
+  it("inside the sandbox when it is up (its command prefix), on the host when it is not; never booting it", async () => {
+    const check = "import os\nos.environ.get('RUNBOUND_SANDBOXED')";
+    for (const up of [true, false]) {
+      const sandbox = {
+        isUp: () => up,
+        commandPrefix: () => ["env", "RUNBOUND_SANDBOXED=yes"],
+        start: () => {
+          throw new Error("runbound must not boot the sandbox");
+        },
+      };
+      const workdir = await workdirWith();
+      const run = track(
+        await createRun({
+          workdir,
+          conversationId: `sb-${up}`,
+          approver: "always",
+          lsp: false,
+          kernels: { sandbox },
+        }),
+      );
+      const result = await call(await run.link({ surface: "full" }), "eval", {
+        code: check,
+        description: label,
+      });
+      expect(textOf(result)).toBe(up ? "'yes'" : "(no output)");
+    }
+  });
+
+  it("on a Jupyter server the harness runs, which outlives the run", async () => {
+    const workdir = await workdirWith();
+    const token = "harness-token-0123456789";
+    const python = path.resolve(import.meta.dirname, "../.venv/bin/python");
+    const server = spawn(
+      python,
+      [
+        "-m",
+        "jupyter_server",
+        "--no-browser",
+        "--allow-root",
+        "--ServerApp.ip=127.0.0.1",
+        "--ServerApp.port=0",
+        `--IdentityProvider.token=${token}`,
+        `--ServerApp.root_dir=${workdir}`,
+      ],
+      {
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
+    try {
+      const url = await new Promise<string>((resolve) => {
+        let seen = "";
+        server.stderr.on("data", (d: Buffer) => {
+          seen += d.toString();
+          const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(seen);
+          if (m) resolve(m[1]!);
+        });
+      });
+      const run = await createRun({
+        workdir,
+        conversationId: "ext",
+        approver: "always",
+        lsp: false,
+        kernels: { server: { url, token } },
+      });
+      expect(
+        textOf(
+          await call(await run.link({ surface: "full" }), "eval", { code: "6 * 7", description: label }),
+        ),
+      ).toBe("42");
+      await run.dispose();
+      expect(await isAlive(server.pid!)).toBe(true);
+    } finally {
+      server.kill("SIGKILL");
+    }
   });
 });
 

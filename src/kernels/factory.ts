@@ -6,7 +6,8 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { type Kernel, KernelManager } from "@jupyterlab/services";
+import { type Kernel, KernelManager, ServerConnection } from "@jupyterlab/services";
+import WebSocket from "ws";
 import { ToolError } from "../errors.js";
 import { runboundHome } from "../home.js";
 import type { ProcessTracker } from "../proc/tracker.js";
@@ -15,10 +16,22 @@ import { JupyterServer, type KernelSpecFile } from "./server.js";
 
 export type KernelLanguage = "python" | "javascript";
 
+/** The conversation's sandbox, as the harness sees it. runbound only asks; it never starts one. */
+export interface Sandbox {
+  /** Whether it is running now. */
+  isUp(): boolean;
+  /** The command prefix that runs a command inside it (e.g. ["docker", "exec", "-i", "box"]). */
+  commandPrefix(): readonly string[];
+}
+
 export interface KernelOptions {
   /** A cell with no output for this long is interrupted. Default 300. */
   readonly idleSeconds?: number;
   readonly startTimeoutSeconds?: number;
+  /** Use a Jupyter server the harness runs (its kernelspecs python3 and deno) instead of starting one. */
+  readonly server?: { readonly url: string; readonly token: string };
+  /** Kernels run inside it when it is up as they start; else on the host. */
+  readonly sandbox?: Sandbox;
 }
 
 export interface BridgeReply {
@@ -98,6 +111,7 @@ export class KernelFactory {
   readonly #processes: ProcessTracker;
   readonly #idleMs: number;
   readonly #startMs: number;
+  readonly #options: KernelOptions;
   #server: JupyterServer | undefined;
   #manager: Promise<KernelManager> | undefined;
   readonly #kernels = new Map<KernelLanguage, Promise<Kernel.IKernelConnection>>();
@@ -107,6 +121,7 @@ export class KernelFactory {
     this.#processes = processes;
     this.#idleMs = (options.idleSeconds ?? 300) * 1000;
     this.#startMs = (options.startTimeoutSeconds ?? 60) * 1000;
+    this.#options = options;
   }
 
   /** Runs a cell; `bridge` answers the cell's tool() calls. */
@@ -163,7 +178,8 @@ export class KernelFactory {
 
   async #startKernel(language: KernelLanguage): Promise<Kernel.IKernelConnection> {
     const manager = await this.#managerReady();
-    const kernel = await manager.startNew({ name: `runbound-${language}` });
+    const name = this.#options.server ? (language === "python" ? "python3" : "deno") : `runbound-${language}`;
+    const kernel = await manager.startNew({ name });
     // When a kernel dies the library reconnects by itself, and that promise rejects at dispose with nobody
     // listening (an unhandled rejection in the host). Observe it here.
     const reconnect = kernel.reconnect.bind(kernel);
@@ -183,6 +199,20 @@ export class KernelFactory {
 
   #managerReady(): Promise<KernelManager> {
     this.#manager ??= (async () => {
+      const external = this.#options.server;
+      if (external) {
+        const settings = ServerConnection.makeSettings({
+          baseUrl: external.url,
+          wsUrl: external.url.replace(/^http/, "ws"),
+          token: external.token,
+          appendToken: true,
+          WebSocket: WebSocket as unknown as typeof globalThis.WebSocket,
+          fetch: globalThis.fetch,
+        });
+        const manager = new KernelManager({ serverSettings: settings });
+        await manager.ready;
+        return manager;
+      }
       const serverPython = path.join(runboundHome(), ".venv", "bin", "python");
       if (
         !existsSync(serverPython) ||
@@ -213,18 +243,21 @@ export class KernelFactory {
   #kernelSpecs(serverPython: string): KernelSpecFile[] {
     const python = projectPython(this.#workdir) ?? serverPython;
     const deno = path.join(runboundHome(), "node_modules", ".bin", "deno");
+    // The sandbox is asked once, when the server (and so the kernelspecs) is set up; it is never started here.
+    const sandbox = this.#options.sandbox;
+    const prefix = sandbox?.isUp() ? [...sandbox.commandPrefix()] : [];
     return [
       {
         name: "runbound-python",
         displayName: "Python (runbound)",
         language: "python",
-        argv: [python, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        argv: [...prefix, python, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
       },
       {
         name: "runbound-javascript",
         displayName: "JavaScript (Deno)",
         language: "javascript",
-        argv: [deno, "jupyter", "--kernel", "--conn", "{connection_file}"],
+        argv: [...prefix, deno, "jupyter", "--kernel", "--conn", "{connection_file}"],
       },
     ];
   }
