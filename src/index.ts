@@ -49,3 +49,5 @@ export {
 } from "./run.js";
 export { SURFACES, type Surface, TIERS, type Tier } from "./surfaces.js";
 export { VERSION } from "./version.js";
+export { commandBackend } from "./workers/command.js";
+export type { Attempt, AttemptContext, VibeOptions, WorkerBackend, WorkerTier } from "./workers/pool.js";

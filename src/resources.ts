@@ -10,6 +10,7 @@ import type { FileStore } from "./files/store.js";
 import type { KernelFactory } from "./kernels/factory.js";
 import type { Lsp } from "./lsp/service.js";
 import type { QuestionDesk } from "./questions/desk.js";
+import type { WorkerPool } from "./workers/pool.js";
 
 export interface Resources {
   /** runbound's own read/write/edit/apply_patch, confined to the workdir. */
@@ -24,6 +25,8 @@ export interface Resources {
   debug: DebugSupervisor;
   /** Jupyter kernels for eval (the server starts on the first cell). */
   kernels: KernelFactory;
+  /** Background workers; wired only while vibe mode is on. */
+  vibe: WorkerPool;
   /** The conversation this run belongs to (some resources are per conversation). */
   conversation: string;
 }

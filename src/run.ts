@@ -34,6 +34,7 @@ import type { ResourceKey, Resources } from "./resources.js";
 import { isSurface, SURFACES, type Surface } from "./surfaces.js";
 import { BUILTIN_TOOLS } from "./tools/index.js";
 import { VERSION } from "./version.js";
+import { type VibeOptions, WorkerPool } from "./workers/pool.js";
 
 export interface QuestionsOption {
   readonly port: QuestionPort;
@@ -49,6 +50,8 @@ export interface RunOptions {
   readonly conversationId?: string;
   /** runbound's read/write/edit/apply_patch. Default true; false when the harness brings its own. */
   readonly files?: boolean;
+  /** Vibe mode: background workers (vibe_*) with a backend per tier. Absent → off. */
+  readonly vibe?: VibeOptions;
   /** Jupyter kernels for eval (Python, JavaScript). Default true; nothing starts until the first cell. */
   readonly kernels?: boolean | KernelOptions;
   /** The debug-session supervisor (needs conversationId). Default true. */
@@ -108,6 +111,7 @@ export class Run {
     if (options.conversationId) this.#resources.conversation = options.conversationId;
     if (options.files !== false) this.#resources.files = new FileStore(workdir);
     if (options.grammars !== false) this.#resources.grammars = new AstEngine(workdir);
+    if (options.vibe) this.#resources.vibe = new WorkerPool(workdir, this.processes, options.vibe);
     if (options.kernels !== false) {
       this.#resources.kernels = new KernelFactory(
         workdir,
@@ -265,6 +269,7 @@ export class Run {
     await this.#resources.grammars?.dispose().catch(() => undefined);
     await this.#resources.debug?.dispose().catch(() => undefined);
     await this.#resources.kernels?.dispose().catch(() => undefined);
+    await this.#resources.vibe?.dispose().catch(() => undefined);
     await this.processes.killAll();
   }
 

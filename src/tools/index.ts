@@ -11,6 +11,7 @@ import { lspTool } from "./lsp.js";
 import { lspRenameTool } from "./lsp-rename.js";
 import { readTool } from "./read.js";
 import { resolveTool } from "./resolve.js";
+import { vibeKillTool, vibeListTool, vibeSendTool, vibeSpawnTool, vibeWaitTool } from "./vibe.js";
 import { writeTool } from "./write.js";
 
 export const BUILTIN_TOOLS: readonly AnyToolSpec[] = [
@@ -26,4 +27,9 @@ export const BUILTIN_TOOLS: readonly AnyToolSpec[] = [
   resolveTool,
   debugTool,
   evalTool,
+  vibeSpawnTool,
+  vibeSendTool,
+  vibeWaitTool,
+  vibeKillTool,
+  vibeListTool,
 ];

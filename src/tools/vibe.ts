@@ -1,0 +1,109 @@
+/** The vibe_* tools: background workers (tier read: the gate belongs to the workers' own tools). */
+import { z } from "zod";
+import { defineTool } from "../registry.js";
+import { preview, type WorkerView } from "../workers/pool.js";
+
+const view = z.object({
+  id: z.string(),
+  label: z.string(),
+  tier: z.enum(["fast", "good"]),
+  status: z.enum(["running", "done", "failed", "killed"]),
+  elapsed_seconds: z.number().int(),
+  last_activity_seconds_ago: z.number().int(),
+  attempts: z.number().int(),
+  result: z.string().optional(),
+});
+
+const line = (w: WorkerView) =>
+  `${w.id} "${w.label}" (${w.tier}): ${w.status}, ${w.elapsed_seconds} s, last activity ${w.last_activity_seconds_ago} s ago${w.result ? ` — ${preview(w.result)}` : ""}`;
+
+const common = { tier: "read" as const, needs: ["vibe" as const], parallelSafe: true };
+
+export const vibeSpawnTool = defineTool({
+  ...common,
+  name: "vibe_spawn",
+  title: "Start a background worker",
+  description:
+    "Start a background worker on a brief; returns its id at once while it works. tier: fast (mechanical work with a clear spec) or good (design, judgement, or checking a fast worker's work).",
+  input: {
+    brief: z.string().min(1).describe("What the worker is to do, complete: it sees only this."),
+    label: z.string().min(1).max(60).describe("A short name for lists."),
+    tier: z.enum(["fast", "good"]).optional().describe("Default fast."),
+  },
+  output: { worker: view },
+  async run(args, ctx) {
+    const worker = ctx.use("vibe").spawn(args.brief, args.label, args.tier ?? "fast");
+    return {
+      text: `Started ${worker.id} "${worker.label}" (${worker.tier}). vibe_wait ${worker.id} for its result.`,
+      structured: { worker },
+    };
+  },
+});
+
+export const vibeSendTool = defineTool({
+  ...common,
+  name: "vibe_send",
+  title: "Add to a worker's brief",
+  description:
+    "Append a message to a worker's brief and restart it with the whole brief; the answer says what was interrupted.",
+  input: { worker_id: z.string().describe('e.g. "w1"'), message: z.string().min(1) },
+  output: { worker: view, interrupted: z.string() },
+  async run(args, ctx) {
+    const { view: worker, interrupted } = await ctx.use("vibe").send(args.worker_id, args.message);
+    return {
+      text: `Restarted ${worker.id} with the added message (${interrupted}).`,
+      structured: { worker, interrupted },
+    };
+  },
+});
+
+export const vibeWaitTool = defineTool({
+  ...common,
+  name: "vibe_wait",
+  title: "Wait for a worker",
+  description:
+    "Wait until a worker finishes, or until timeout_seconds pass (a hard deadline); returns its status and result.",
+  input: {
+    worker_id: z.string(),
+    timeout_seconds: z.number().int().min(1).max(3600).optional().describe("Default 300."),
+  },
+  output: { worker: view, timed_out: z.boolean() },
+  async run(args, ctx) {
+    const timeout = args.timeout_seconds ?? 300;
+    const { view: worker, timedOut } = await ctx.use("vibe").wait(args.worker_id, timeout * 1000, ctx.signal);
+    const text = timedOut
+      ? `${worker.id} is still ${worker.status} after ${timeout} s (last activity ${worker.last_activity_seconds_ago} s ago). Wait again, send it a message, or kill it.`
+      : `${worker.id} ${worker.status} after ${worker.elapsed_seconds} s.${worker.result ? `\n${worker.result}` : ""}`;
+    return { text, structured: { worker, timed_out: timedOut } };
+  },
+});
+
+export const vibeKillTool = defineTool({
+  ...common,
+  name: "vibe_kill",
+  title: "Stop a worker",
+  description: "Stop a worker and its whole process tree.",
+  input: { worker_id: z.string() },
+  output: { worker: view },
+  async run(args, ctx) {
+    const worker = await ctx.use("vibe").kill(args.worker_id);
+    return { text: `${worker.id} is ${worker.status}.`, structured: { worker } };
+  },
+});
+
+export const vibeListTool = defineTool({
+  ...common,
+  name: "vibe_list",
+  title: "List the workers",
+  description:
+    "Every worker of this run: id, label, tier, status, elapsed time, last activity, last result (trimmed).",
+  input: {},
+  output: { workers: z.array(view) },
+  async run(_args, ctx) {
+    const workers = ctx.use("vibe").list();
+    return {
+      text: workers.length ? workers.map(line).join("\n") : "No workers yet (vibe_spawn starts one).",
+      structured: { workers },
+    };
+  },
+});

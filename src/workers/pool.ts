@@ -1,0 +1,232 @@
+/**
+ * The background workers of a run (vibe mode): each an agent with its own brief and a tier, run by the backend the
+ * harness mapped to that tier. Ids are w1, w2, …; a concurrency limit applies; every wait has a hard deadline; a
+ * worker is stopped with its whole process tree; workers end with the run.
+ */
+import { ToolError } from "../errors.js";
+import type { ProcessTracker } from "../proc/tracker.js";
+
+export type WorkerTier = "fast" | "good";
+export type WorkerStatus = "running" | "done" | "failed" | "killed";
+
+export interface AttemptContext {
+  readonly id: string;
+  readonly workdir: string;
+  readonly processes: ProcessTracker;
+  /** Call on every sign of life (output), for `last activity`. */
+  readonly onActivity: () => void;
+}
+
+export interface Attempt {
+  /** Settles when the attempt ends by itself: ok with its result, or not with why. */
+  readonly finished: Promise<{ ok: boolean; result: string }>;
+  /** Stops it (its whole process tree) and resolves when it is gone. */
+  stop(): Promise<void>;
+}
+
+export interface WorkerBackend {
+  readonly name: string;
+  start(brief: string, context: AttemptContext): Attempt;
+}
+
+export interface VibeOptions {
+  readonly fast: WorkerBackend;
+  /** Defaults to the fast backend. */
+  readonly good?: WorkerBackend;
+  /** Workers running at once. Default 4. */
+  readonly maxWorkers?: number;
+}
+
+export interface WorkerView {
+  id: string;
+  label: string;
+  tier: WorkerTier;
+  status: WorkerStatus;
+  elapsed_seconds: number;
+  last_activity_seconds_ago: number;
+  attempts: number;
+  result?: string;
+}
+
+interface Worker {
+  readonly id: string;
+  readonly label: string;
+  readonly tier: WorkerTier;
+  brief: string;
+  status: WorkerStatus;
+  readonly startedAt: number;
+  lastActivity: number;
+  attempts: number;
+  result: string | undefined;
+  attempt: Attempt | undefined;
+  settled: Promise<void>;
+}
+
+const RESULT_PREVIEW = 300;
+
+export class WorkerPool {
+  readonly #workdir: string;
+  readonly #processes: ProcessTracker;
+  readonly #options: VibeOptions;
+  readonly #workers = new Map<string, Worker>();
+  #next = 1;
+
+  constructor(workdir: string, processes: ProcessTracker, options: VibeOptions) {
+    this.#workdir = workdir;
+    this.#processes = processes;
+    this.#options = options;
+  }
+
+  get maxWorkers(): number {
+    return this.#options.maxWorkers ?? 4;
+  }
+
+  spawn(brief: string, label: string, tier: WorkerTier): WorkerView {
+    const running = [...this.#workers.values()].filter((w) => w.status === "running");
+    if (running.length >= this.maxWorkers) {
+      throw new ToolError(
+        `${running.length} workers are running, the limit of this run (${running.map((w) => `${w.id} "${w.label}"`).join(", ")}). Wait for one (vibe_wait) or stop one (vibe_kill), then spawn.`,
+      );
+    }
+    const worker: Worker = {
+      id: `w${this.#next++}`,
+      label,
+      tier,
+      brief,
+      status: "running",
+      startedAt: Date.now(),
+      lastActivity: Date.now(),
+      attempts: 0,
+      result: undefined,
+      attempt: undefined,
+      settled: Promise.resolve(),
+    };
+    this.#workers.set(worker.id, worker);
+    this.#start(worker);
+    return this.#view(worker);
+  }
+
+  /** Appends to the brief and restarts the worker; says what was interrupted. */
+  async send(id: string, message: string): Promise<{ view: WorkerView; interrupted: string }> {
+    const worker = this.#get(id);
+    const interrupted =
+      worker.status === "running"
+        ? `attempt ${worker.attempts}, running for ${Math.round((Date.now() - worker.startedAt) / 1000)} s, was stopped`
+        : `nothing was running (it had ${worker.status})`;
+    if (worker.status === "running") {
+      worker.status = "killed";
+      await worker.attempt?.stop();
+      await worker.settled;
+    }
+    worker.brief = `${worker.brief}\n\n${message}`;
+    worker.status = "running";
+    worker.result = undefined;
+    this.#start(worker);
+    return { view: this.#view(worker), interrupted };
+  }
+
+  /** Waits until the worker finishes or the deadline passes — whichever first, always. */
+  async wait(
+    id: string,
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<{ view: WorkerView; timedOut: boolean }> {
+    const worker = this.#get(id);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<"deadline">((resolve) => {
+      timer = setTimeout(() => resolve("deadline"), timeoutMs);
+    });
+    const aborted = new Promise<"deadline">((resolve) =>
+      signal.addEventListener("abort", () => resolve("deadline"), { once: true }),
+    );
+    // A send may restart the worker while we wait: wait for whichever attempt is current when it settles.
+    const finished = (async () => {
+      for (;;) {
+        const settled = worker.settled;
+        await settled;
+        if (worker.settled === settled && worker.status !== "running") return "finished" as const;
+      }
+    })();
+    const outcome = await Promise.race([finished, deadline, aborted]);
+    clearTimeout(timer);
+    return { view: this.#view(worker), timedOut: outcome === "deadline" };
+  }
+
+  async kill(id: string): Promise<WorkerView> {
+    const worker = this.#get(id);
+    if (worker.status === "running") {
+      worker.status = "killed";
+      await worker.attempt?.stop();
+      await worker.settled;
+    }
+    return this.#view(worker);
+  }
+
+  list(): WorkerView[] {
+    return [...this.#workers.values()].map((w) => this.#view(w));
+  }
+
+  async dispose(): Promise<void> {
+    await Promise.all(
+      [...this.#workers.values()].filter((w) => w.status === "running").map((w) => this.kill(w.id)),
+    );
+  }
+
+  #start(worker: Worker): void {
+    const backend = worker.tier === "good" ? (this.#options.good ?? this.#options.fast) : this.#options.fast;
+    worker.attempts++;
+    const attempt = backend.start(worker.brief, {
+      id: worker.id,
+      workdir: this.#workdir,
+      processes: this.#processes,
+      onActivity: () => {
+        worker.lastActivity = Date.now();
+      },
+    });
+    worker.attempt = attempt;
+    worker.settled = attempt.finished.then(
+      ({ ok, result }) => {
+        if (worker.attempt !== attempt || worker.status === "killed") return;
+        worker.status = ok ? "done" : "failed";
+        worker.result = result;
+        worker.lastActivity = Date.now();
+      },
+      (error: Error) => {
+        if (worker.attempt !== attempt || worker.status === "killed") return;
+        worker.status = "failed";
+        worker.result = `the ${backend.name} backend failed: ${error.message}`;
+      },
+    );
+  }
+
+  #get(id: string): Worker {
+    const worker = this.#workers.get(id);
+    if (!worker) {
+      const ids = [...this.#workers.keys()];
+      throw new ToolError(
+        `There is no worker "${id}". Workers of this run: ${ids.length ? ids.join(", ") : "none (vibe_spawn starts one)"}.`,
+      );
+    }
+    return worker;
+  }
+
+  #view(worker: Worker): WorkerView {
+    const now = Date.now();
+    return {
+      id: worker.id,
+      label: worker.label,
+      tier: worker.tier,
+      status: worker.status,
+      elapsed_seconds: Math.round((now - worker.startedAt) / 1000),
+      last_activity_seconds_ago: Math.round((now - worker.lastActivity) / 1000),
+      attempts: worker.attempts,
+      ...(worker.result !== undefined ? { result: worker.result } : {}),
+    };
+  }
+}
+
+export function preview(result: string | undefined): string {
+  if (!result) return "";
+  const one = result.trim().replace(/\s+/g, " ");
+  return one.length > RESULT_PREVIEW ? `${one.slice(0, RESULT_PREVIEW)}…` : one;
+}

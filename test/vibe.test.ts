@@ -1,0 +1,102 @@
+/** vibe_* with a real command backend: small shell programs given the brief on stdin. */
+import { describe, expect, it } from "vitest";
+import { commandBackend, createRun } from "../src/index.js";
+import { descendantsOf, isAlive } from "../src/proc/tree.js";
+import { call, textOf, track, workdirWith } from "./helpers.js";
+
+// fast: answers at once with what it was asked; good: works "forever" (a child sleep keeps it busy).
+const fast = commandBackend("sh", ["-c", 'brief=$(cat); echo "did: $brief" | tr "\\n" " "']);
+const slow = commandBackend("sh", ["-c", "cat > /dev/null; echo started; sleep 300 & wait"]);
+
+async function vibeRun(maxWorkers = 4) {
+  const workdir = await workdirWith();
+  const run = track(await createRun({ workdir, lsp: false, vibe: { fast, good: slow, maxWorkers } }));
+  const client = await run.link({ surface: "plan" });
+  return { run, vibe: (name: string, args: Record<string, unknown> = {}) => call(client, name, args) };
+}
+
+describe("vibe workers", () => {
+  it("are registered only in vibe mode, as tier read (a plan surface sees them)", async () => {
+    const workdir = await workdirWith();
+    const off = track(await createRun({ workdir, lsp: false }));
+    expect(off.tools("full").filter((t) => t.startsWith("vibe_"))).toEqual([]);
+    const { run } = await vibeRun();
+    expect(run.tools("plan").filter((t) => t.startsWith("vibe_"))).toEqual([
+      "vibe_spawn",
+      "vibe_send",
+      "vibe_wait",
+      "vibe_kill",
+      "vibe_list",
+    ]);
+  });
+
+  it("spawn returns an id at once; wait returns the result; list shows it", async () => {
+    const { vibe } = await vibeRun();
+    const spawned = await vibe("vibe_spawn", { brief: "rename foo to bar", label: "rename" });
+    expect(textOf(spawned)).toBe('Started w1 "rename" (fast). vibe_wait w1 for its result.');
+    const waited = await vibe("vibe_wait", { worker_id: "w1", timeout_seconds: 30 });
+    expect(waited.structuredContent).toMatchObject({
+      timed_out: false,
+      worker: { id: "w1", status: "done", result: "did: rename foo to bar" },
+    });
+    expect(textOf(await vibe("vibe_list"))).toMatch(
+      /^w1 "rename" \(fast\): done, \d+ s, last activity \d+ s ago — did: rename foo to bar$/,
+    );
+  });
+
+  it("wait has a hard deadline; kill stops the worker's whole process tree", async () => {
+    const { vibe, run } = await vibeRun();
+    await vibe("vibe_spawn", { brief: "think hard", label: "slow one", tier: "good" });
+    const waited = await vibe("vibe_wait", { worker_id: "w1", timeout_seconds: 1 });
+    expect(textOf(waited)).toMatch(
+      /^w1 is still running after 1 s \(last activity \d+ s ago\)\. Wait again, send it a message, or kill it\.$/,
+    );
+    const shell = run.processes.running().find((p) => p.label === "worker w1")!;
+    await expect.poll(async () => (await descendantsOf(shell.pid)).length).toBeGreaterThan(1);
+    const tree = await descendantsOf(shell.pid);
+    expect(textOf(await vibe("vibe_kill", { worker_id: "w1" }))).toBe("w1 is killed.");
+    for (const pid of tree) expect(await isAlive(pid)).toBe(false);
+  });
+
+  it("send appends to the brief, restarts, and says what it interrupted", async () => {
+    const { vibe } = await vibeRun();
+    await vibe("vibe_spawn", { brief: "part one", label: "twice", tier: "good" });
+    const sent = await vibe("vibe_send", { worker_id: "w1", message: "part two" });
+    expect(textOf(sent)).toMatch(
+      /^Restarted w1 with the added message \(attempt 1, running for \d+ s, was stopped\)\.$/,
+    );
+    expect(sent.structuredContent).toMatchObject({ worker: { attempts: 2, status: "running" } });
+    await vibe("vibe_kill", { worker_id: "w1" });
+    await vibe("vibe_spawn", { brief: "first", label: "fast one" });
+    await vibe("vibe_wait", { worker_id: "w2", timeout_seconds: 30 });
+    await vibe("vibe_send", { worker_id: "w2", message: "second" });
+    const again = await vibe("vibe_wait", { worker_id: "w2", timeout_seconds: 30 });
+    expect(again.structuredContent).toMatchObject({
+      worker: { status: "done", result: "did: first  second" },
+    });
+  });
+
+  it("refuses past the concurrency limit, and an unknown id, saying what to do", async () => {
+    const { vibe } = await vibeRun(2);
+    await vibe("vibe_spawn", { brief: "a", label: "one", tier: "good" });
+    await vibe("vibe_spawn", { brief: "b", label: "two", tier: "good" });
+    expect(textOf(await vibe("vibe_spawn", { brief: "c", label: "three" }))).toBe(
+      '2 workers are running, the limit of this run (w1 "one", w2 "two"). Wait for one (vibe_wait) or stop one (vibe_kill), then spawn.',
+    );
+    expect(textOf(await vibe("vibe_wait", { worker_id: "w9" }))).toBe(
+      'There is no worker "w9". Workers of this run: w1, w2.',
+    );
+  });
+
+  it("workers die with the run: nothing is left running", async () => {
+    const workdir = await workdirWith();
+    const run = await createRun({ workdir, lsp: false, vibe: { fast: slow } });
+    const client = await run.link({ surface: "full" });
+    await call(client, "vibe_spawn", { brief: "x", label: "doomed" });
+    const shell = run.processes.running().find((p) => p.label === "worker w1")!;
+    await expect.poll(async () => (await descendantsOf(shell.pid)).length).toBeGreaterThan(1);
+    const tree = await descendantsOf(shell.pid);
+    await run.dispose();
+    for (const pid of tree) expect(await isAlive(pid)).toBe(false);
+  });
+});
