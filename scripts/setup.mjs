@@ -80,8 +80,11 @@ const PYTHON_PACKAGES = [
   "ipykernel==7.4.0",
   "pandas==3.1.1",
   "matplotlib==3.11.2",
+  // Builds local packages without fetching build tools (the %pip test installs one).
+  "setuptools",
+  "wheel",
 ];
-const pythonCheck = "import debugpy, jupyter_server, ipykernel, pandas, matplotlib";
+const pythonCheck = "import debugpy, jupyter_server, ipykernel, pandas, matplotlib, setuptools, wheel";
 if (existsSync(venvPython) && has(venvPython, ["-c", pythonCheck]) !== undefined) {
   log("Python environment present (.venv: debugpy, jupyter_server, ipykernel, pandas, matplotlib)");
 } else {

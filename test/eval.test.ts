@@ -155,9 +155,11 @@ describe("eval: long cells", () => {
     };
     const [one, two] = [await pkg(1), await pkg(2)];
     try {
-      await longCell(`%pip install -q ${one}`);
+      const first = await longCell(`%pip install -q --no-build-isolation ${one}`);
+      expect(first.structuredContent, textOf(first)).toMatchObject({ status: "ok" });
       expect(textOf(await longCell("import rbdemo_evict\nrbdemo_evict.VALUE"))).toBe("1");
-      const upgraded = await longCell(`%pip install -q ${two}`);
+      const upgraded = await longCell(`%pip install -q --no-build-isolation ${two}`);
+      expect(upgraded.structuredContent, textOf(upgraded)).toMatchObject({ status: "ok" });
       expect(textOf(upgraded)).toMatch(
         /\(evicted 1 loaded modules of rbdemo-evict: the next import loads what was installed\)/,
       );
