@@ -18,5 +18,13 @@ export function isAbortError(error: unknown): boolean {
 }
 
 export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  if (!(error instanceof Error)) return String(error);
+  // Node's fetch says only "fetch failed"; the reason (refused, reset, closed) is in the cause chain.
+  const causes: string[] = [];
+  let cause: unknown = error.cause;
+  while (cause instanceof Error && causes.length < 3) {
+    causes.push(cause.message);
+    cause = cause.cause;
+  }
+  return causes.length ? `${error.message} (${causes.join(": ")})` : error.message;
 }

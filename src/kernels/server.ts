@@ -6,8 +6,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import { ServerConnection } from "@jupyterlab/services";
 import WebSocket from "ws";
 import type { ProcessTracker, TrackedProcess } from "../proc/tracker.js";
@@ -76,7 +78,42 @@ export class JupyterServer {
     const config = path.join(this.#home, "jupyter_server_config.py");
     writeFileSync(config, CONFIG);
     const token = randomBytes(24).toString("hex");
-    const proc = processes.spawn(
+    const deadline = Date.now() + timeoutMs;
+    let url: string | undefined;
+    // jupyter_server picks its port by binding, closing, and binding again later, so another process can take the
+    // port in between (the server then exits), and it prints its URL before it listens. Start again when the port
+    // was lost; answer only once a connection is accepted.
+    for (let attempt = 1; !url; attempt++) {
+      const proc = this.#spawn(processes, python, workdir, config, share, token);
+      this.#process = proc;
+      try {
+        url = await listeningUrl(proc, deadline, timeoutMs);
+      } catch (error) {
+        await processes.kill(proc.pid, 2000);
+        this.#process = undefined;
+        if (!(error instanceof PortLost) || attempt >= 3 || Date.now() >= deadline) throw error;
+      }
+    }
+    this.#settings = ServerConnection.makeSettings({
+      baseUrl: url,
+      wsUrl: url.replace(/^http/, "ws"),
+      token,
+      appendToken: true,
+      WebSocket: WebSocket as unknown as typeof globalThis.WebSocket,
+      fetch: fetchRetryingStaleSocket,
+    });
+    return this.#settings;
+  }
+
+  #spawn(
+    processes: ProcessTracker,
+    python: string,
+    workdir: string,
+    config: string,
+    share: string,
+    token: string,
+  ): TrackedProcess {
+    return processes.spawn(
       "jupyter server",
       python,
       [
@@ -104,36 +141,6 @@ export class JupyterServer {
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
-    this.#process = proc;
-    const url = await new Promise<string>((resolve, reject) => {
-      let seen = "";
-      const timer = setTimeout(
-        () =>
-          reject(new Error(`the Jupyter server did not start within ${timeoutMs} ms: ${seen.slice(-400)}`)),
-        timeoutMs,
-      );
-      proc.child.stderr?.on("data", (d: Buffer) => {
-        seen = (seen + d.toString()).slice(-4000);
-        const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(seen);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      });
-      proc.exited.then(({ code }) => {
-        clearTimeout(timer);
-        reject(new Error(`the Jupyter server exited (code ${code}): ${seen.slice(-400)}`));
-      });
-    });
-    this.#settings = ServerConnection.makeSettings({
-      baseUrl: url,
-      wsUrl: url.replace(/^http/, "ws"),
-      token,
-      appendToken: true,
-      WebSocket: WebSocket as unknown as typeof globalThis.WebSocket,
-      fetch: globalThis.fetch,
-    });
-    return this.#settings;
   }
 
   async stop(processes: ProcessTracker): Promise<void> {
@@ -141,4 +148,61 @@ export class JupyterServer {
     this.#process = undefined;
     rmSync(this.#home, { recursive: true, force: true });
   }
+}
+
+const STALE_SOCKET = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
+
+/** Node's fetch reuses keep-alive sockets; when the server closed one in the same instant, the request dies
+ * before it was sent ("other side closed"). Jupyter's bodies are strings, so sending it once more is safe. */
+async function fetchRetryingStaleSocket(
+  input: string | URL | Request,
+  init?: RequestInit,
+): Promise<Response> {
+  const retry = input instanceof Request ? input.clone() : input;
+  try {
+    return await fetch(input, init);
+  } catch (error) {
+    const code = (error as { cause?: { code?: string } }).cause?.code;
+    if (!code || !STALE_SOCKET.has(code) || init?.signal?.aborted) throw error;
+    return fetch(retry, init);
+  }
+}
+
+class PortLost extends Error {}
+
+/** The server's URL once it accepts a connection; PortLost when it exited or never listened on the port it named. */
+async function listeningUrl(proc: TrackedProcess, deadline: number, timeoutMs: number): Promise<string> {
+  let seen = "";
+  let exited: number | null | undefined;
+  proc.child.stderr?.on("data", (d: Buffer) => {
+    seen = (seen + d.toString()).slice(-4000);
+  });
+  proc.exited.then(({ code }) => {
+    exited = code;
+  });
+  let url: string | undefined;
+  while (Date.now() < deadline) {
+    if (exited !== undefined) {
+      const lost = /already in use|could not be started/.test(seen);
+      const message = `the Jupyter server exited (code ${exited}): ${seen.slice(-400)}`;
+      throw lost ? new PortLost(message) : new Error(message);
+    }
+    url ??= /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(seen)?.[1];
+    if (url && (await accepts(new URL(url)))) return url;
+    await delay(url ? 10 : 25);
+  }
+  if (url)
+    throw new PortLost(`the Jupyter server named ${url} but did not listen on it within ${timeoutMs} ms`);
+  throw new Error(`the Jupyter server did not start within ${timeoutMs} ms: ${seen.slice(-400)}`);
+}
+
+function accepts(url: URL): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(Number(url.port), url.hostname);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
 }
