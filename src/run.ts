@@ -111,7 +111,11 @@ export class Run {
     if (options.conversationId) this.#resources.conversation = options.conversationId;
     if (options.files !== false) this.#resources.files = new FileStore(workdir);
     if (options.grammars !== false) this.#resources.grammars = new AstEngine(workdir);
-    if (options.vibe) this.#resources.vibe = new WorkerPool(workdir, this.processes, options.vibe);
+    if (options.vibe) {
+      this.#resources.vibe = new WorkerPool(workdir, this.processes, options.vibe, (surface) =>
+        this.link({ surface, clientInfo: { name: "runbound-worker", version: VERSION } }),
+      );
+    }
     if (options.kernels !== false) {
       this.#resources.kernels = new KernelFactory(
         workdir,

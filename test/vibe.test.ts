@@ -1,6 +1,8 @@
 /** vibe_* with a real command backend: small shell programs given the brief on stdin. */
+
+import { MockLanguageModelV2 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import { commandBackend, createRun } from "../src/index.js";
+import { commandBackend, createRun, modelBackend } from "../src/index.js";
 import { descendantsOf, isAlive } from "../src/proc/tree.js";
 import { call, textOf, track, workdirWith } from "./helpers.js";
 
@@ -86,6 +88,52 @@ describe("vibe workers", () => {
     expect(textOf(await vibe("vibe_wait", { worker_id: "w9" }))).toBe(
       'There is no worker "w9". Workers of this run: w1, w2.',
     );
+  });
+
+  it("the model backend: an AI SDK loop whose tools are the run's, never more than the spawning surface", async () => {
+    const offered: string[][] = [];
+    let turn = 0;
+    const model = new MockLanguageModelV2({
+      doGenerate: async (options) => {
+        offered.push((options.tools ?? []).map((t) => t.name).sort());
+        turn++;
+        const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
+        if (turn === 1) {
+          return {
+            content: [
+              {
+                type: "tool-call",
+                toolCallId: "c1",
+                toolName: "read",
+                input: JSON.stringify({ path: "a.txt" }),
+              },
+            ],
+            finishReason: "tool-calls",
+            usage,
+            warnings: [],
+          };
+        }
+        const sawFile = JSON.stringify(options.prompt).includes("alpha");
+        return {
+          content: [{ type: "text", text: sawFile ? "a.txt says alpha" : "did not see the file" }],
+          finishReason: "stop",
+          usage,
+          warnings: [],
+        };
+      },
+    });
+    const workdir = await workdirWith({ "a.txt": "alpha\n" });
+    const run = track(
+      await createRun({ workdir, lsp: false, approver: "always", vibe: { fast: modelBackend(model) } }),
+    );
+    const plan = await run.link({ surface: "plan" });
+    await call(plan, "vibe_spawn", { brief: "What does a.txt say?", label: "reader" });
+    const waited = await call(plan, "vibe_wait", { worker_id: "w1", timeout_seconds: 30 });
+    expect(waited.structuredContent).toMatchObject({
+      worker: { status: "done", result: "a.txt says alpha" },
+    });
+    expect(offered[0]).toContain("read");
+    expect(offered[0]).not.toContain("write");
   });
 
   it("workers die with the run: nothing is left running", async () => {

@@ -32,7 +32,7 @@ export const vibeSpawnTool = defineTool({
   },
   output: { worker: view },
   async run(args, ctx) {
-    const worker = ctx.use("vibe").spawn(args.brief, args.label, args.tier ?? "fast");
+    const worker = ctx.use("vibe").spawn(args.brief, args.label, args.tier ?? "fast", ctx.surface);
     return {
       text: `Started ${worker.id} "${worker.label}" (${worker.tier}). vibe_wait ${worker.id} for its result.`,
       structured: { worker },

@@ -3,8 +3,10 @@
  * harness mapped to that tier. Ids are w1, w2, …; a concurrency limit applies; every wait has a hard deadline; a
  * worker is stopped with its whole process tree; workers end with the run.
  */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolError } from "../errors.js";
 import type { ProcessTracker } from "../proc/tracker.js";
+import type { Surface } from "../surfaces.js";
 
 export type WorkerTier = "fast" | "good";
 export type WorkerStatus = "running" | "done" | "failed" | "killed";
@@ -15,6 +17,8 @@ export interface AttemptContext {
   readonly processes: ProcessTracker;
   /** Call on every sign of life (output), for `last activity`. */
   readonly onActivity: () => void;
+  /** A client linked to the same run on the surface of the call that spawned the worker (never more). */
+  readonly link: () => Promise<Client>;
 }
 
 export interface Attempt {
@@ -52,6 +56,8 @@ interface Worker {
   readonly id: string;
   readonly label: string;
   readonly tier: WorkerTier;
+  /** The surface of the call that spawned it: the most its tools may see. */
+  readonly surface: Surface;
   brief: string;
   status: WorkerStatus;
   readonly startedAt: number;
@@ -68,20 +74,27 @@ export class WorkerPool {
   readonly #workdir: string;
   readonly #processes: ProcessTracker;
   readonly #options: VibeOptions;
+  readonly #link: (surface: Surface) => Promise<Client>;
   readonly #workers = new Map<string, Worker>();
   #next = 1;
 
-  constructor(workdir: string, processes: ProcessTracker, options: VibeOptions) {
+  constructor(
+    workdir: string,
+    processes: ProcessTracker,
+    options: VibeOptions,
+    link: (surface: Surface) => Promise<Client>,
+  ) {
     this.#workdir = workdir;
     this.#processes = processes;
     this.#options = options;
+    this.#link = link;
   }
 
   get maxWorkers(): number {
     return this.#options.maxWorkers ?? 4;
   }
 
-  spawn(brief: string, label: string, tier: WorkerTier): WorkerView {
+  spawn(brief: string, label: string, tier: WorkerTier, surface: Surface): WorkerView {
     const running = [...this.#workers.values()].filter((w) => w.status === "running");
     if (running.length >= this.maxWorkers) {
       throw new ToolError(
@@ -92,6 +105,7 @@ export class WorkerPool {
       id: `w${this.#next++}`,
       label,
       tier,
+      surface,
       brief,
       status: "running",
       startedAt: Date.now(),
@@ -182,6 +196,7 @@ export class WorkerPool {
       onActivity: () => {
         worker.lastActivity = Date.now();
       },
+      link: () => this.#link(worker.surface),
     });
     worker.attempt = attempt;
     worker.settled = attempt.finished.then(
