@@ -50,5 +50,5 @@ export {
 export { SURFACES, type Surface, TIERS, type Tier } from "./surfaces.js";
 export { VERSION } from "./version.js";
 export { commandBackend } from "./workers/command.js";
-export { type ModelBackendOptions, modelBackend } from "./workers/model.js";
+export { aiSdkTools, type ModelBackendOptions, modelBackend } from "./workers/model.js";
 export type { Attempt, AttemptContext, VibeOptions, WorkerBackend, WorkerTier } from "./workers/pool.js";

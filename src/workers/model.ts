@@ -3,6 +3,8 @@
  * same run lists on the surface of the call that spawned the worker — so a worker never sees more than its parent,
  * and its write/exec calls go through the same gate.
  */
+
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { dynamicTool, generateText, jsonSchema, type LanguageModel, stepCountIs, type ToolSet } from "ai";
 import type { WorkerBackend } from "./pool.js";
 
@@ -20,23 +22,7 @@ export function modelBackend(model: LanguageModel, options: ModelBackendOptions 
       const finished = (async () => {
         const client = await context.link();
         try {
-          const { tools } = await client.listTools();
-          const toolset: ToolSet = {};
-          for (const t of tools) {
-            toolset[t.name] = dynamicTool({
-              description: t.description ?? t.name,
-              inputSchema: jsonSchema(t.inputSchema as Parameters<typeof jsonSchema>[0]),
-              execute: async (input) => {
-                context.onActivity();
-                const result = await client.callTool({
-                  name: t.name,
-                  arguments: input as Record<string, unknown>,
-                });
-                const content = result.content as { type: string; text?: string }[];
-                return content.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n");
-              },
-            });
-          }
+          const toolset = await aiSdkTools(client, () => context.onActivity());
           const result = await generateText({
             model,
             tools: toolset,
@@ -60,4 +46,29 @@ export function modelBackend(model: LanguageModel, options: ModelBackendOptions 
       };
     },
   };
+}
+
+/**
+ * The tools a link lists, as an AI SDK ToolSet: each call goes back through the link (and so through the gate);
+ * the model reads the result's text blocks. `onCall` runs before each call (activity for workers).
+ */
+export async function aiSdkTools(
+  client: Client,
+  onCall: (name: string) => void = () => {},
+): Promise<ToolSet> {
+  const { tools } = await client.listTools();
+  const toolset: ToolSet = {};
+  for (const t of tools) {
+    toolset[t.name] = dynamicTool({
+      description: t.description ?? t.name,
+      inputSchema: jsonSchema(t.inputSchema as Parameters<typeof jsonSchema>[0]),
+      execute: async (input) => {
+        onCall(t.name);
+        const result = await client.callTool({ name: t.name, arguments: input as Record<string, unknown> });
+        const content = result.content as { type: string; text?: string }[];
+        return content.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n");
+      },
+    });
+  }
+  return toolset;
 }
