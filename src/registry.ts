@@ -111,6 +111,7 @@ export interface AfterWriteHook<V = unknown> {
 interface Mount {
   readonly surface: Surface;
   readonly server: McpServer;
+  readonly caller: Caller;
 }
 
 export interface RegistryOptions {
@@ -141,7 +142,8 @@ export class Registry {
       this.#unwired.delete(spec.name);
       this.#specs.set(spec.name, spec);
       for (const mount of this.#mounts) {
-        if (surfaceSees(mount.surface, spec.tier)) this.#register(mount.server, spec, mount.surface);
+        if (surfaceSees(mount.surface, spec.tier))
+          this.#register(mount.server, spec, mount.surface, mount.caller);
       }
       return true;
     }
@@ -187,7 +189,7 @@ export class Registry {
    * A new McpServer listing the tools this surface may see. Calls go to the dispatcher, which checks the surface
    * again: a crafted call for a tool the surface does not list is refused there, with a reason.
    */
-  mount(surface: Surface): { server: McpServer; unmount: () => void } {
+  mount(surface: Surface, caller: Caller = "model"): { server: McpServer; unmount: () => void } {
     const server = new McpServer(
       { name: this.#options.serverName, version: this.#options.serverVersion },
       { capabilities: { tools: { listChanged: true } } },
@@ -201,15 +203,15 @@ export class Registry {
       );
     }
     internals.setToolRequestHandlers();
-    const mount: Mount = { surface, server };
-    for (const spec of this.visible(surface)) this.#register(server, spec, surface);
+    const mount: Mount = { surface, server, caller };
+    for (const spec of this.visible(surface)) this.#register(server, spec, surface, caller);
     server.server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
       const token = request.params._meta?.progressToken;
       return this.#options.dispatch({
         name: request.params.name,
         args: request.params.arguments ?? {},
         surface,
-        caller: "model",
+        caller,
         signal: extra.signal,
         progress:
           token === undefined
@@ -225,7 +227,7 @@ export class Registry {
     return { server, unmount: () => this.#mounts.delete(mount) };
   }
 
-  #register(server: McpServer, spec: AnyToolSpec, surface: Surface): void {
+  #register(server: McpServer, spec: AnyToolSpec, surface: Surface, caller: Caller): void {
     const annotations: ToolAnnotations = {
       title: spec.title,
       readOnlyHint: spec.tier === "read",
@@ -248,7 +250,7 @@ export class Registry {
           name: spec.name,
           args,
           surface,
-          caller: "model",
+          caller,
           signal: extra.signal,
         }),
     );

@@ -112,8 +112,9 @@ export class Run {
     if (options.files !== false) this.#resources.files = new FileStore(workdir);
     if (options.grammars !== false) this.#resources.grammars = new AstEngine(workdir);
     if (options.vibe) {
+      // Workers' calls go through the same gate as the model's, but say who made them (approval cards show it).
       this.#resources.vibe = new WorkerPool(workdir, this.processes, options.vibe, (surface) =>
-        this.link({ surface, clientInfo: { name: "runbound-worker", version: VERSION } }),
+        this.#link(surface, { name: "runbound-worker", version: VERSION }, "worker"),
       );
     }
     if (options.kernels !== false) {
@@ -199,12 +200,21 @@ export class Run {
   /** An MCP SDK Client joined to this run's tools for `surface` by a private in-memory link. */
   async link(options: LinkOptions): Promise<Client> {
     const surface = checkSurface(options.surface);
-    this.#assertLive("link");
-    const mounted = this.#registry.mount(surface);
-    const link = await linkPrivately(
-      mounted.server,
+    return this.#link(
+      surface,
       options.clientInfo ?? { name: `runbound-${surface}`, version: VERSION },
+      "model",
     );
+  }
+
+  async #link(
+    surface: Surface,
+    clientInfo: { name: string; version: string },
+    caller: Caller,
+  ): Promise<Client> {
+    this.#assertLive("link");
+    const mounted = this.#registry.mount(surface, caller);
+    const link = await linkPrivately(mounted.server, clientInfo);
     this.#links.add(link);
     link.client.onclose = () => {
       this.#links.delete(link);

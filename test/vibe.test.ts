@@ -1,5 +1,7 @@
-/** vibe_* with a real command backend: small shell programs given the brief on stdin. */
+/** vibe_* with a real command backend (small shell programs given the brief on stdin) and the model backend. */
 
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { MockLanguageModelV2 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { commandBackend, createRun, modelBackend } from "../src/index.js";
@@ -134,6 +136,44 @@ describe("vibe workers", () => {
     });
     expect(offered[0]).toContain("read");
     expect(offered[0]).not.toContain("write");
+  });
+
+  it("a worker's write passes the run's approver, which sees it as the worker's call", async () => {
+    let turn = 0;
+    const model = new MockLanguageModelV2({
+      doGenerate: async () => {
+        const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
+        if (turn++ === 0) {
+          const input = JSON.stringify({ path: "out.txt", content: "done\n" });
+          return {
+            content: [{ type: "tool-call", toolCallId: "c1", toolName: "write", input }],
+            finishReason: "tool-calls",
+            usage,
+            warnings: [],
+          };
+        }
+        return { content: [{ type: "text", text: "wrote it" }], finishReason: "stop", usage, warnings: [] };
+      },
+    });
+    const asked: string[] = [];
+    const workdir = await workdirWith();
+    const run = track(
+      await createRun({
+        workdir,
+        lsp: false,
+        approver: async (request) => {
+          asked.push(`${request.tool} by ${request.caller} on ${request.surface}`);
+          return { allow: true };
+        },
+        vibe: { fast: modelBackend(model) },
+      }),
+    );
+    const full = await run.link({ surface: "full" });
+    await call(full, "vibe_spawn", { brief: "write out.txt", label: "writer" });
+    const waited = await call(full, "vibe_wait", { worker_id: "w1", timeout_seconds: 30 });
+    expect(waited.structuredContent).toMatchObject({ worker: { status: "done", result: "wrote it" } });
+    expect(asked).toEqual(["write by worker on full"]);
+    expect(await readFile(path.join(workdir, "out.txt"), "utf8")).toBe("done\n");
   });
 
   it("workers die with the run: nothing is left running", async () => {
