@@ -3,7 +3,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createRun, type Run } from "../src/index.js";
 import { isAlive } from "../src/proc/tree.js";
 import { call, suiteWorkdir, textOf, track, treeOf, workdirWith } from "./helpers.js";
@@ -281,5 +281,22 @@ describe("eval: lifecycle", () => {
     expect(pids.length).toBeGreaterThan(0);
     await run.dispose();
     for (const pid of pids) expect(await isAlive(pid)).toBe(false);
+  });
+});
+
+describe("eval: the host's console", () => {
+  it("gets none of the kernel library's connection chatter; other console.debug lines still pass", async () => {
+    const debug = vi.spyOn(console, "debug").mockImplementation(() => {});
+    try {
+      const workdir = await workdirWith();
+      const run = track(await createRun({ workdir, approver: "always", lsp: false }));
+      const client = await run.link({ surface: "full" });
+      expect(textOf(await call(client, "eval", { code: "1 + 1", description: label }))).toBe("2");
+      await run.dispose();
+      console.debug("the host's own line");
+      expect(debug.mock.calls).toEqual([["the host's own line"]]);
+    } finally {
+      debug.mockRestore();
+    }
   });
 });

@@ -12,6 +12,7 @@ import { ToolError } from "../errors.js";
 import { runboundHome } from "../home.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { BRIDGE_PREFIX, type CellResult, runCell } from "./cell.js";
+import { quietServicesDebug } from "./quiet.js";
 import { JupyterServer, type KernelSpecFile } from "./server.js";
 
 export type KernelLanguage = "python" | "javascript";
@@ -177,6 +178,7 @@ export class KernelFactory {
   }
 
   async #startKernel(language: KernelLanguage): Promise<Kernel.IKernelConnection> {
+    quietServicesDebug();
     const manager = await this.#managerReady();
     const name = this.#options.server ? (language === "python" ? "python3" : "deno") : `runbound-${language}`;
     const kernel = await manager.startNew({ name });
