@@ -1,11 +1,15 @@
+import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { promisify } from "node:util";
 import type { LanguageModelV2CallOptions, LanguageModelV2Content } from "@ai-sdk/provider";
 import { MockLanguageModelV2 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { runAgent } from "../examples/ai-sdk-agent.js";
-import { createRun } from "../src/index.js";
-import { track, workdirWith } from "./helpers.js";
+import { createRun, ProgrammaticQuestionPort } from "../src/index.js";
+import { track, workdirWith, workspaceCopy } from "./helpers.js";
 
 const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
 
@@ -63,5 +67,123 @@ describe("examples/ai-sdk-agent", () => {
       expect(offered[0]).not.toContain(name);
     }
     expect(offered[0]).toContain("read");
+  });
+
+  it("a scripted conversation on examples/workspace: lsp, ast_grep → ast_edit → resolve, eval, ask_user", async () => {
+    const ws = await workspaceCopy();
+    const person = new ProgrammaticQuestionPort();
+    person.onQuestion((q) => q.answer({ choices: [2] }));
+    const run = track(
+      await createRun({ workdir: ws.dir, conversationId: "example", approver: "always", questions: person }),
+    );
+    const { model } = scripted([
+      () => [
+        callTool("c1", "lsp", { action: "definition", file: "ts/src/main.ts", line: 4, symbol: "stock.add" }),
+      ],
+      () => [callTool("c2", "ast_grep", { pattern: "fmt.Println($$$ARGS)", path: "go", language: "go" })],
+      () => [
+        callTool("c3", "ast_edit", {
+          pattern: "fmt.Println($$$ARGS)",
+          rewrite: "log.Println($$$ARGS)",
+          path: "go",
+          language: "go",
+        }),
+      ],
+      (prompt) => [
+        callTool("c4", "resolve", { edit_id: /edit_\d+/.exec(prompt)?.[0] ?? "none", action: "accept" }),
+      ],
+      () => [
+        callTool("c5", "eval", { code: "2 ** 10", description: "check the arithmetic the report needs" }),
+      ],
+      () => [
+        callTool("c6", "ask_user", {
+          question: "Which logger should the Go code use?",
+          options: [{ label: "fmt" }, { label: "log" }],
+        }),
+      ],
+      (prompt) => [{ type: "text", text: prompt }],
+    ]);
+    const answer = await runAgent({ run, model, prompt: "Move the Go code to the log package" });
+    expect(answer.toolCalls).toEqual(["lsp", "ast_grep", "ast_edit", "resolve", "eval", "ask_user"]);
+    const seen = answer.text;
+    // What the model read back, tool by tool: relative paths and 1-based lines, the staged edit applied with the
+    // language server's new diagnostics, the kernel's value, the person's choice.
+    expect(seen).toContain("ts/src/stock.ts:11  add(item: Item, count = 1): void {");
+    expect(seen).toContain("2 matches in 1 file");
+    expect(seen).toContain("Applied edit_1: 2 replacements in 1 file.");
+    expect(seen).toContain("go/main.go:9 error: undefined: log");
+    expect(seen).toContain('"value":"1024"');
+    expect(seen).toContain("The person answered: 2. log");
+    expect(await readFile(path.join(ws.dir, "go/main.go"), "utf8")).toContain("log.Println(");
+    expect(await readFile(path.join(ws.dir, "go/main.go"), "utf8")).not.toContain("fmt.Println(");
+    await ws.remove();
+  });
+
+  it("runs from the command line against an OpenAI-compatible endpoint (a local stand-in here), on a workspace copy", async () => {
+    const bodies: {
+      messages: { role: string; content: unknown }[];
+      tools?: { function: { name: string } }[];
+    }[] = [];
+    const server = createServer(async (req, res) => {
+      let raw = "";
+      for await (const chunk of req) raw += chunk;
+      const body = JSON.parse(raw);
+      bodies.push(body);
+      const message =
+        bodies.length === 1
+          ? {
+              role: "assistant",
+              content: null,
+              tool_calls: [
+                { id: "c1", type: "function", function: { name: "read", arguments: '{"path":"README.md"}' } },
+              ],
+            }
+          : { role: "assistant", content: "read the workspace README" };
+      res.setHeader("content-type", "application/json");
+      res.end(
+        JSON.stringify({
+          id: `r${bodies.length}`,
+          object: "chat.completion",
+          created: 0,
+          model: "stand-in",
+          choices: [{ index: 0, message, finish_reason: bodies.length === 1 ? "tool_calls" : "stop" }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const script = path.resolve(import.meta.dirname, "../examples/ai-sdk-agent.ts");
+      const tsx = path.resolve(import.meta.dirname, "../node_modules/.bin/tsx");
+      const { stdout } = await promisify(execFile)(tsx, [script, "--plan", "What is this workspace?"], {
+        env: {
+          ...process.env,
+          OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
+          OPENAI_API_KEY: "k",
+          OPENAI_MODEL: "stand-in",
+        },
+        timeout: 60_000,
+      });
+      expect(stdout).toMatch(/on the plan surface\n· read\n\nread the workspace README\n$/);
+      const offered = bodies[0]?.tools?.map((t) => t.function.name) ?? [];
+      expect(offered).toContain("read");
+      expect(offered).not.toContain("write");
+      const toolResult = bodies[1]?.messages.find((m) => m.role === "tool");
+      expect(JSON.stringify(toolResult?.content)).toContain("runbound");
+    } finally {
+      server.close();
+    }
+  });
+
+  it("from the command line, says what is missing when the endpoint is not configured", async () => {
+    const script = path.resolve(import.meta.dirname, "../examples/ai-sdk-agent.ts");
+    const tsx = path.resolve(import.meta.dirname, "../node_modules/.bin/tsx");
+    const env = { ...process.env, OPENAI_BASE_URL: "", OPENAI_MODEL: "" };
+    const failed = await promisify(execFile)(tsx, [script, "a task"], { env }).catch((e: unknown) => e);
+    expect(failed).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("missing: OPENAI_BASE_URL, OPENAI_MODEL"),
+    });
   });
 });
