@@ -5,9 +5,11 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { LanguageModelV2CallOptions, LanguageModelV2Content } from "@ai-sdk/provider";
+import { getAllMcpTools, RunContext } from "@openai/agents";
 import { MockLanguageModelV2 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { runAgent } from "../examples/ai-sdk-agent.js";
+import { RunboundMcpServer } from "../examples/openai-agents-sdk.js";
 import { createRun, ProgrammaticQuestionPort } from "../src/index.js";
 import { track, workdirWith, workspaceCopy } from "./helpers.js";
 
@@ -185,5 +187,25 @@ describe("examples/ai-sdk-agent", () => {
       code: 2,
       stderr: expect.stringContaining("missing: OPENAI_BASE_URL, OPENAI_MODEL"),
     });
+  });
+});
+
+describe("examples/openai-agents-sdk", () => {
+  it("the Agents SDK lists the run's tools for the surface over a link, and its function tool calls through the gate", async () => {
+    const workdir = await workdirWith({ "a.txt": "alpha\n" });
+    const run = track(await createRun({ workdir, lsp: false }));
+    const server = new RunboundMcpServer(run, "plan");
+    await server.connect();
+    try {
+      const tools = await getAllMcpTools([server]);
+      const names = tools.map((t) => t.name).sort();
+      expect(names).toEqual(run.tools("plan").sort());
+      const read = tools.find((t) => t.name === "read");
+      if (read?.type !== "function") throw new Error("read is not a function tool");
+      const output = await read.invoke(new RunContext(), JSON.stringify({ path: "a.txt" }));
+      expect(JSON.stringify(output)).toContain("alpha");
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -1,0 +1,68 @@
+/**
+ * runbound's tools in the OpenAI Agents SDK: an MCPServer whose transport is a private link to the run, so the SDK
+ * lists and calls runbound's tools without a process or a socket, and every call passes runbound's gate.
+ *
+ *   const run = await createRun({ workdir, approver: "always" });
+ *   const agent = new Agent({ name: "coder", instructions: "…", mcpServers: [new RunboundMcpServer(run, "full")] });
+ *   const result = await runAgent(agent, "Rename Stock.add to insert");   // `run` from @openai/agents
+ *
+ * Needs OPENAI_API_KEY (or setDefaultOpenAIClient for another endpoint); type-checked in CI, not run there.
+ */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResultContent, MCPServer } from "@openai/agents";
+import type { Run, Surface } from "../src/index.js";
+
+/** The SDK's tool listing type (not exported by name). */
+type MCPTool = Awaited<ReturnType<MCPServer["listTools"]>>[number];
+
+export class RunboundMcpServer implements MCPServer {
+  readonly name = "runbound";
+  cacheToolsList = true;
+  readonly #run: Run;
+  readonly #surface: Surface;
+  #client: Client | undefined;
+
+  constructor(run: Run, surface: Surface) {
+    this.#run = run;
+    this.#surface = surface;
+  }
+
+  async connect(): Promise<void> {
+    this.#client ??= await this.#run.link({
+      surface: this.#surface,
+      clientInfo: { name: "openai-agents", version: "1" },
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.#client?.close();
+    this.#client = undefined;
+  }
+
+  async listTools(): Promise<MCPTool[]> {
+    const { tools } = await this.#connected().listTools();
+    return tools.map((t) => ({
+      name: t.name,
+      ...(t.description ? { description: t.description } : {}),
+      inputSchema: {
+        type: "object",
+        properties: t.inputSchema.properties ?? {},
+        required: t.inputSchema.required ?? [],
+        additionalProperties: false,
+      },
+    }));
+  }
+
+  async callTool(toolName: string, args: Record<string, unknown> | null): Promise<CallToolResultContent> {
+    const result = await this.#connected().callTool({ name: toolName, arguments: args ?? {} });
+    return result.content as CallToolResultContent;
+  }
+
+  async invalidateToolsCache(): Promise<void> {}
+
+  #connected(): Client {
+    if (!this.#client)
+      throw new Error("RunboundMcpServer: call connect() first (the Agents SDK does, via run())");
+    return this.#client;
+  }
+}
