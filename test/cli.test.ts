@@ -14,9 +14,13 @@ describe("npm start: the tour", () => {
     await runTour((line) => lines.push(line));
     const transcript = lines.join("\n");
     expect(transcript).toMatch(
-      /^full +read · write\* · edit\* · apply_patch\* · ask_user · lsp · lsp_rename\* · ast_grep · ast_edit\* · resolve\* · debug\* · eval\*$/m,
+      /^full +read · write\* · edit\* · apply_patch\* · ask_user · lsp · lsp_rename\* · ast_grep · ast_edit\* · resolve\* · debug\* · eval\* · vibe_spawn · vibe_send · vibe_wait · vibe_kill · vibe_list$/m,
     );
-    expect(transcript).toMatch(/^plan +read · ask_user · lsp · ast_grep$/m);
+    expect(transcript).toMatch(
+      /^plan +read · ask_user · lsp · ast_grep · vibe_spawn · vibe_send · vibe_wait · vibe_kill · vibe_list$/m,
+    );
+    expect(transcript).toContain('Started w1 "counter" (fast). vibe_wait w1 for its result.');
+    expect(transcript).toContain("count the functions: 3 functions in python/inventory/stock.py");
     for (const tool of [
       "read",
       "write",
@@ -47,11 +51,16 @@ describe("npm start: the tour", () => {
 });
 
 /** Runs `runbound console` as a person would, typing `input` line by line. */
-function consoleSession(workdir: string, input: string[], surface = "full"): Promise<string> {
+function consoleSession(
+  workdir: string,
+  input: string[],
+  surface = "full",
+  extra: string[] = [],
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [path.join(ROOT, "bin/runbound.mjs"), "console", "--workdir", workdir, "--surface", surface],
+      [path.join(ROOT, "bin/runbound.mjs"), "console", "--workdir", workdir, "--surface", surface, ...extra],
       {
         cwd: ROOT,
         stdio: ["pipe", "pipe", "pipe"],
@@ -117,6 +126,21 @@ describe("runbound console", () => {
     expect(out).toContain("write is not available on the plan surface");
     expect(await readFile(path.join(workdir, "b.txt"), "utf8")).toBe("beta\n");
     expect(await readFile(path.join(workdir, "a.txt"), "utf8")).toBe("alpha\n");
+  });
+});
+
+describe("runbound console --worker", () => {
+  it("turns on vibe_*: a worker runs the shell command with the brief on stdin, in the workdir", async () => {
+    const workdir = await workdirWith({ "a.txt": "alpha\n" });
+    const worker = 'printf "%s / %s" "$(cat)" "$(cat a.txt)"';
+    const out = await consoleSession(
+      workdir,
+      ["vibe_spawn brief=hello label=greeter", "vibe_wait worker_id=w1 timeout_seconds=30", "exit"],
+      "plan",
+      ["--worker", worker],
+    );
+    expect(out).toContain('Started w1 "greeter" (fast).');
+    expect(out).toContain("hello / alpha");
   });
 });
 

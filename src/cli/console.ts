@@ -8,6 +8,7 @@ import { LineReader } from "../questions/lines.js";
 import { TerminalQuestionPort } from "../questions/terminal.js";
 import { createRun } from "../run.js";
 import { isSurface, SURFACES, type Surface } from "../surfaces.js";
+import { commandBackend } from "../workers/command.js";
 import { renderResult } from "./render.js";
 
 const HELP = `commands:
@@ -20,13 +21,26 @@ const HELP = `commands:
   surface <full|plan|readonly>  relink on another surface
   help, exit`;
 
-export async function runConsole(options: { workdir: string; surface: Surface }): Promise<void> {
+export async function runConsole(options: {
+  workdir: string;
+  surface: Surface;
+  worker?: string;
+}): Promise<void> {
   const lines = new LineReader(process.stdin, process.stdout);
   const port = new TerminalQuestionPort({ lines, output: process.stdout });
   const run = await createRun({
     workdir: options.workdir,
     conversationId: "console",
     questions: { port, space: "console" },
+    // --worker: one shell command serves both tiers, enough to try vibe_* by hand.
+    ...(options.worker
+      ? {
+          vibe: {
+            fast: commandBackend("sh", ["-c", options.worker]),
+            good: commandBackend("sh", ["-c", options.worker]),
+          },
+        }
+      : {}),
   });
   let surface = options.surface;
   let client: Client = await run.link({ surface });

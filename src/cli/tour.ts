@@ -12,6 +12,7 @@ import { renderCard } from "../questions/card.js";
 import { ProgrammaticQuestionPort } from "../questions/programmatic.js";
 import { createRun, type Run } from "../run.js";
 import { SURFACES, type Surface } from "../surfaces.js";
+import { commandBackend } from "../workers/command.js";
 import { indent, renderCall, renderResult } from "./render.js";
 
 const WORKSPACE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../examples/workspace");
@@ -31,10 +32,17 @@ export async function runTour(out: (line: string) => void = (line) => console.lo
     if (reply === "skip") q.skip();
     else q.answer(reply);
   });
+  // A worker here is a small shell program (the command backend); a harness would map tiers to coding agents or
+  // to models (modelBackend).
+  const worker = commandBackend("sh", [
+    "-c",
+    'brief=$(cat); printf "%s: %s functions in python/inventory/stock.py" "$brief" "$(grep -c "def " python/inventory/stock.py)"',
+  ]);
   const run = await createRun({
     workdir,
     conversationId: "tour",
     questions: { port: person, space: "tour" },
+    vibe: { fast: worker, maxWorkers: 2 },
   });
   const heading = (text: string) => out(`\n━━ ${text} ━━`);
   try {
@@ -307,7 +315,12 @@ export async function runTour(out: (line: string) => void = (line) => console.lo
       language: "javascript",
     });
 
-    heading("10. A run with no approver and no question port fails closed");
+    heading("10. vibe_* — background workers: spawn returns at once, wait collects the result");
+    await call(plan, "plan", "vibe_spawn", { brief: "count the functions", label: "counter" });
+    await call(plan, "plan", "vibe_wait", { worker_id: "w1", timeout_seconds: 30 });
+    await call(plan, "plan", "vibe_list", {});
+
+    heading("11. A run with no approver and no question port fails closed");
     await tourFailClosed(workdir, out);
   } finally {
     await run.dispose();
