@@ -8,6 +8,7 @@ import { benchCallOverhead } from "./call-overhead.js";
 import { benchDebug } from "./debug.js";
 import { benchEval } from "./eval.js";
 import { benchLsp } from "./lsp.js";
+import { benchVibe } from "./vibe.js";
 
 const only = process.argv[2];
 const results = [
@@ -16,6 +17,7 @@ const results = [
   ...(!only || only === "ast" ? await benchAst() : []),
   ...(!only || only === "debug" ? await benchDebug() : []),
   ...(!only || only === "eval" ? await benchEval() : []),
+  ...(!only || only === "vibe" ? await benchVibe() : []),
 ];
 console.log(
   `\n${"benchmark".padEnd(40)} ${"runbound".padStart(11)}  ${"baseline".padStart(11)}  ratio  (+ms)     baseline is`,
