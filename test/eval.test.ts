@@ -250,6 +250,15 @@ describe("eval: where kernels run", () => {
           if (m) resolve(m[1]!);
         });
       });
+      // jupyter_server prints its URL before it listens; a harness hands it over once it answers.
+      await expect
+        .poll(() =>
+          fetch(`${url}api/status?token=${token}`).then(
+            (r) => r.ok,
+            () => false,
+          ),
+        )
+        .toBe(true);
       const run = await createRun({
         workdir,
         conversationId: "ext",
