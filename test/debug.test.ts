@@ -166,12 +166,7 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
     );
     try {
       const client = await run.link({ surface: "full" });
-      await call(client, "debug", {
-        operation: "breakpoints",
-        file: "python/inventory/stock.py",
-        lines: [32],
-      });
-      await call(client, "debug", { operation: "launch", program: "python/inventory/stock.py" });
+      await launchStockWithBreakpoint(client);
       const pid = run.resource("debug")!.running!.pid!;
       await expect
         .poll(async () => textOf(await call(client, "debug", { operation: "stack" })), { timeout: 10_000 })
@@ -189,12 +184,7 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
     );
     try {
       const client = await run.link({ surface: "full" });
-      await call(client, "debug", {
-        operation: "breakpoints",
-        file: "python/inventory/stock.py",
-        lines: [32],
-      });
-      await call(client, "debug", { operation: "launch", program: "python/inventory/stock.py" });
+      await launchStockWithBreakpoint(client);
       process.kill(run.resource("debug")!.running!.pid!, "SIGKILL");
       await expect
         .poll(async () => textOf(await call(client, "debug", { operation: "step_over" })))
@@ -300,3 +290,9 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
     expect(without.tools("full")).not.toContain("debug");
   });
 });
+
+/** Sets a breakpoint in the sample's stock.py and launches it: the start of the session fault tests. */
+async function launchStockWithBreakpoint(client: Client): Promise<void> {
+  await call(client, "debug", { operation: "breakpoints", file: "python/inventory/stock.py", lines: [32] });
+  await call(client, "debug", { operation: "launch", program: "python/inventory/stock.py" });
+}

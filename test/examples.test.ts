@@ -14,6 +14,9 @@ import { createRun, ProgrammaticQuestionPort } from "../src/index.js";
 import { track, workdirWith, workspaceCopy } from "./helpers.js";
 
 const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
+// The example's command line, as a person runs it.
+const script = path.resolve(import.meta.dirname, "../examples/ai-sdk-agent.ts");
+const tsx = path.resolve(import.meta.dirname, "../node_modules/.bin/tsx");
 
 /** A model that plays a fixed script of turns, and records the tools it was offered and the prompts it saw. */
 function scripted(turns: ((prompt: string) => LanguageModelV2Content[])[]) {
@@ -156,8 +159,6 @@ describe("examples/ai-sdk-agent", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      const script = path.resolve(import.meta.dirname, "../examples/ai-sdk-agent.ts");
-      const tsx = path.resolve(import.meta.dirname, "../node_modules/.bin/tsx");
       const { stdout } = await promisify(execFile)(tsx, [script, "--plan", "What is this workspace?"], {
         env: {
           ...process.env,
@@ -179,8 +180,6 @@ describe("examples/ai-sdk-agent", () => {
   });
 
   it("from the command line, says what is missing when the endpoint is not configured", async () => {
-    const script = path.resolve(import.meta.dirname, "../examples/ai-sdk-agent.ts");
-    const tsx = path.resolve(import.meta.dirname, "../node_modules/.bin/tsx");
     const env = { ...process.env, OPENAI_BASE_URL: "", OPENAI_MODEL: "" };
     const failed = await promisify(execFile)(tsx, [script, "a task"], { env }).catch((e: unknown) => e);
     expect(failed).toMatchObject({

@@ -33,14 +33,7 @@ export async function runConsole(options: {
     conversationId: "console",
     questions: { port, space: "console" },
     // --worker: one shell command serves both tiers, enough to try vibe_* by hand.
-    ...(options.worker
-      ? {
-          vibe: {
-            fast: commandBackend("sh", ["-c", options.worker]),
-            good: commandBackend("sh", ["-c", options.worker]),
-          },
-        }
-      : {}),
+    ...(options.worker ? { vibe: workerTiers(options.worker) } : {}),
   });
   let surface = options.surface;
   let client: Client = await run.link({ surface });
@@ -131,4 +124,9 @@ export async function parseArguments(
   if (Object.keys(value).length === 0)
     return { error: `cannot read "${text}" as arguments; give JSON or key=value pairs` };
   return { value };
+}
+
+function workerTiers(command: string) {
+  const backend = commandBackend("sh", ["-c", command]);
+  return { fast: backend, good: backend };
 }

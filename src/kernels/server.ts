@@ -100,7 +100,7 @@ export class JupyterServer {
       token,
       appendToken: true,
       WebSocket: WebSocket as unknown as typeof globalThis.WebSocket,
-      fetch: fetchRetryingStaleSocket,
+      fetch: globalThis.fetch,
     });
     return this.#settings;
   }
@@ -147,24 +147,6 @@ export class JupyterServer {
     if (this.#process) await processes.kill(this.#process.pid, 2000);
     this.#process = undefined;
     rmSync(this.#home, { recursive: true, force: true });
-  }
-}
-
-const STALE_SOCKET = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
-
-/** Node's fetch reuses keep-alive sockets; when the server closed one in the same instant, the request dies
- * before it was sent ("other side closed"). Jupyter's bodies are strings, so sending it once more is safe. */
-async function fetchRetryingStaleSocket(
-  input: string | URL | Request,
-  init?: RequestInit,
-): Promise<Response> {
-  const retry = input instanceof Request ? input.clone() : input;
-  try {
-    return await fetch(input, init);
-  } catch (error) {
-    const code = (error as { cause?: { code?: string } }).cause?.code;
-    if (!code || !STALE_SOCKET.has(code) || init?.signal?.aborted) throw error;
-    return fetch(retry, init);
   }
 }
 
