@@ -8,6 +8,7 @@ export type {
 } from "./approvals.js";
 export { ToolError } from "./errors.js";
 export type { KernelOptions, Sandbox } from "./kernels/factory.js";
+export { type LogEntry, type LogLevel, type RunLogger, stderrLogger } from "./log.js";
 export type { TrackedProcess } from "./proc/tracker.js";
 export { ProcessTracker } from "./proc/tracker.js";
 export type {

@@ -15,6 +15,7 @@ import { FileStore } from "./files/store.js";
 import { createDispatcher, errorResult } from "./gate.js";
 import { KernelFactory, type KernelOptions } from "./kernels/factory.js";
 import { Lanes } from "./lanes.js";
+import type { RunLogger } from "./log.js";
 import { afterWriteDiagnosticsSchema } from "./lsp/schema.js";
 import { Lsp } from "./lsp/service.js";
 import type { LspOptions } from "./lsp/supervisor.js";
@@ -64,6 +65,11 @@ export interface RunOptions {
   readonly questions?: QuestionPort | QuestionsOption;
   /** Decides write/exec calls on a full surface. Absent → permission cards via `questions`, else fail closed. */
   readonly approver?: ApproverOption;
+  /**
+   * Where runbound's own reports go (a kernel connection lost and retried, the kernel library's errors). Default:
+   * warnings and errors to stderr, one prefixed line each.
+   */
+  readonly logger?: RunLogger;
 }
 
 export interface LinkOptions {
@@ -122,6 +128,7 @@ export class Run {
         workdir,
         this.processes,
         typeof options.kernels === "object" ? options.kernels : {},
+        options.logger,
       );
     }
     if (options.debug !== false && options.conversationId) {

@@ -4,7 +4,7 @@ import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createRun, type Run } from "../src/index.js";
+import { createRun, type LogEntry, type Run, stderrLogger } from "../src/index.js";
 import { isAlive } from "../src/proc/tree.js";
 import { call, suiteWorkdir, textOf, track, treeOf, workdirWith } from "./helpers.js";
 
@@ -306,6 +306,78 @@ describe("eval: the host's console", () => {
       expect(debug.mock.calls).toEqual([["the host's own line"]]);
     } finally {
       debug.mockRestore();
+    }
+  });
+});
+
+describe("eval: the Jupyter server dies under the run", () => {
+  it("a cell in flight says so, the next cell gets a new server; lost state is told once; the library's lines reach the run's logger only", async () => {
+    const entries: LogEntry[] = [];
+    const spies = (["debug", "log", "info", "warn", "error"] as const).map((method) =>
+      vi.spyOn(console, method).mockImplementation(() => {}),
+    );
+    try {
+      const workdir = await workdirWith();
+      const run = track(
+        await createRun({ workdir, approver: "always", lsp: false, logger: (entry) => entries.push(entry) }),
+      );
+      const client = await run.link({ surface: "full" });
+      const cell = (code: string) => call(client, "eval", { code, description: label });
+      const killServer = () =>
+        run.processes
+          .running()
+          .find((p) => p.label === "jupyter server")
+          ?.child.kill("SIGKILL");
+      const noticed = async (count: number) => {
+        for (let i = 0; i < 200; i++) {
+          if (entries.filter((e) => /Jupyter server exited/.test(e.message)).length >= count) return;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        throw new Error("the server's exit was never noticed");
+      };
+
+      expect(textOf(await cell("x = 41\nx + 1"))).toBe("42");
+      const inFlight = cell("import time\ntime.sleep(60)");
+      await new Promise((r) => setTimeout(r, 1500));
+      killServer();
+      const died = await inFlight;
+      expect(died.structuredContent).toMatchObject({ status: "died" });
+      expect(textOf(died)).toContain("The kernel died during the cell (the Jupyter server exited)");
+      // Already told: the next answer is a plain NameError, with no second notice.
+      const after = textOf(await cell("x"));
+      expect(after).toContain("NameError");
+      expect(after).not.toContain("fresh kernel");
+
+      expect(textOf(await cell("y = 1\ny"))).toBe("1");
+      killServer();
+      await noticed(2);
+      const told = textOf(await cell("1 + 1"));
+      expect(told).toBe(
+        "(a fresh kernel: the Jupyter server exited since the last cell, so earlier state is lost)\n2",
+      );
+
+      expect(entries).toContainEqual({
+        level: "warn",
+        source: "eval",
+        message: expect.stringMatching(/^Connection lost, reconnecting/),
+      });
+      await run.dispose();
+      for (const spy of spies) expect(spy.mock.calls).toEqual([]);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+  });
+
+  it("without a logger, warnings go to stderr as one prefixed line; debug lines are dropped", () => {
+    const write = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    try {
+      stderrLogger({ level: "debug", source: "eval", message: "Kernel: idle" });
+      stderrLogger({ level: "warn", source: "eval", message: "Connection lost, reconnecting in 0 seconds." });
+      expect(write.mock.calls).toEqual([
+        ["runbound eval warn: Connection lost, reconnecting in 0 seconds.\n"],
+      ]);
+    } finally {
+      write.mockRestore();
     }
   });
 });

@@ -16,6 +16,8 @@ export interface CellResult {
   images: CellImage[];
   error?: { name: string; value: string; traceback: string };
   droppedBytes: number;
+  /** Why the kernel went away, when it was not the kernel process itself (e.g. "the Jupyter server exited"). */
+  diedBecause?: string;
 }
 
 export const BRIDGE_PREFIX = "\u0000runbound-tool:";
@@ -30,6 +32,8 @@ export interface CellOptions {
   /** Answers a tool() call from the cell: the JSON line the kernel reads back. */
   readonly bridge: (request: string) => Promise<string>;
   readonly signal: AbortSignal;
+  /** Aborted (with the reason as a string) when the kernel is gone for a cause the kernel cannot report. */
+  readonly lost?: AbortSignal;
   readonly onActivity?: () => void;
 }
 
@@ -53,14 +57,21 @@ export async function runCell(
     false,
   );
   let idle: NodeJS.Timeout | undefined;
+  const cleanups: (() => void)[] = [];
   let bridging = false;
   let interrupted = false;
+  // The kernel cannot be reached: its server is gone or the connection gave up reconnecting.
+  let unreachable: ((why: string) => void) | undefined;
   const arm = () => {
     clearTimeout(idle);
     if (bridging) return;
     idle = setTimeout(() => {
       interrupted = true;
-      void kernel.interrupt().catch(() => undefined);
+      void kernel
+        .interrupt()
+        .catch((error: unknown) =>
+          unreachable?.(`the kernel could not be reached to interrupt it (${(error as Error).message})`),
+        );
     }, options.idleMs);
   };
   arm();
@@ -114,12 +125,25 @@ export async function runCell(
   };
   const died = new Promise<"died">((resolve) => {
     const onStatus = (_: unknown, status: Kernel.Status) => {
-      if (status === "dead" || status === "autorestarting" || status === "restarting") {
-        kernel.statusChanged.disconnect(onStatus);
-        resolve("died");
-      }
+      if (status === "dead" || status === "autorestarting" || status === "restarting") resolve("died");
+    };
+    const onConnection = (_: unknown, status: Kernel.ConnectionStatus) => {
+      if (status === "disconnected") unreachable?.("the connection to the kernel was lost and not restored");
+    };
+    const onLost = () => unreachable?.(String(options.lost?.reason ?? "the kernel is gone"));
+    unreachable = (why) => {
+      result.diedBecause ??= why;
+      resolve("died");
     };
     kernel.statusChanged.connect(onStatus);
+    kernel.connectionStatusChanged.connect(onConnection);
+    if (options.lost?.aborted) onLost();
+    else options.lost?.addEventListener("abort", onLost, { once: true });
+    cleanups.push(() => {
+      kernel.statusChanged.disconnect(onStatus);
+      kernel.connectionStatusChanged.disconnect(onConnection);
+      options.lost?.removeEventListener("abort", onLost);
+    });
   });
   try {
     const outcome = await Promise.race([future.done, died]);
@@ -133,6 +157,7 @@ export async function runCell(
   } catch {
     result.status = interrupted ? "interrupted" : "died";
   } finally {
+    for (const cleanup of cleanups) cleanup();
     clearTimeout(idle);
     options.signal.removeEventListener("abort", onAbort);
     future.dispose();

@@ -10,9 +10,10 @@ import { type Kernel, KernelManager, ServerConnection } from "@jupyterlab/servic
 import WebSocket from "ws";
 import { ToolError } from "../errors.js";
 import { runboundHome } from "../home.js";
+import { type RunLogger, stderrLogger } from "../log.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { BRIDGE_PREFIX, type CellResult, runCell } from "./cell.js";
-import { quietServicesDebug } from "./quiet.js";
+import { withRunLogger } from "./library-console.js";
 import { JupyterServer, type KernelSpecFile } from "./server.js";
 
 export type KernelLanguage = "python" | "javascript";
@@ -34,6 +35,9 @@ export interface KernelOptions {
   /** Kernels run inside it when it is up as they start; else on the host. */
   readonly sandbox?: Sandbox;
 }
+
+/** A cell's result, plus whether it ran on a fresh kernel: after `reset`, or because the state was lost before. */
+export type CellOutcome = CellResult & { restarted: boolean; lostBefore?: string };
 
 export interface BridgeReply {
   readonly text: string;
@@ -116,9 +120,21 @@ export class KernelFactory {
   #server: JupyterServer | undefined;
   #manager: Promise<KernelManager> | undefined;
   readonly #kernels = new Map<KernelLanguage, Promise<Kernel.IKernelConnection>>();
+  readonly #logger: RunLogger;
+  /** Aborted when the server under the current kernels goes away; cells in flight end as "died". */
+  #lost = new AbortController();
+  /** Languages whose kernel state went with a server that exited between cells: the next cell says so. */
+  readonly #lostBetweenCells = new Map<KernelLanguage, string>();
+  #disposing = false;
 
-  constructor(workdir: string, processes: ProcessTracker, options: KernelOptions = {}) {
+  constructor(
+    workdir: string,
+    processes: ProcessTracker,
+    options: KernelOptions = {},
+    logger: RunLogger = stderrLogger,
+  ) {
     this.#workdir = workdir;
+    this.#logger = logger;
     this.#processes = processes;
     this.#idleMs = (options.idleSeconds ?? 300) * 1000;
     this.#startMs = (options.startTimeoutSeconds ?? 60) * 1000;
@@ -126,22 +142,35 @@ export class KernelFactory {
   }
 
   /** Runs a cell; `bridge` answers the cell's tool() calls. */
-  async run(
+  run(
     code: string,
     language: KernelLanguage,
     reset: boolean,
     bridge: (name: string, args: Record<string, unknown>) => Promise<BridgeReply>,
     signal: AbortSignal,
-  ): Promise<CellResult & { restarted: boolean }> {
+  ): Promise<CellOutcome> {
+    return withRunLogger(this.#logger, () => this.#run(code, language, reset, bridge, signal));
+  }
+
+  async #run(
+    code: string,
+    language: KernelLanguage,
+    reset: boolean,
+    bridge: (name: string, args: Record<string, unknown>) => Promise<BridgeReply>,
+    signal: AbortSignal,
+  ): Promise<CellOutcome> {
     let restarted = false;
     if (reset) {
       await this.#shutdown(language);
       restarted = true;
     }
+    const lostBefore = this.#lostBetweenCells.get(language);
+    this.#lostBetweenCells.delete(language);
     const kernel = await this.kernel(language);
     const result = await runCell(kernel, code, {
       idleMs: this.#idleMs,
       signal,
+      lost: this.#lost.signal,
       bridge: async (request) => {
         try {
           const { name, args } = JSON.parse(request) as { name: string; args: Record<string, unknown> };
@@ -154,11 +183,43 @@ export class KernelFactory {
         }
       },
     });
-    if (result.status === "died") await this.#shutdown(language);
-    return { ...result, restarted };
+    if (result.status === "died") {
+      // This answer tells of the loss already; the next one must not tell it again.
+      this.#lostBetweenCells.delete(language);
+      await this.#shutdown(language);
+    }
+    return { ...result, restarted, ...(lostBefore ? { lostBefore } : {}) };
   }
 
-  async dispose(): Promise<void> {
+  /**
+   * Our Jupyter server exited under the run (killed, out of memory): every kernel went with it. Cells in flight
+   * end as "died"; the next cell starts a new server and says that the state was lost.
+   */
+  #serverExited(server: JupyterServer): void {
+    if (this.#disposing || this.#server !== server) return;
+    const why = "the Jupyter server exited";
+    this.#logger({ level: "warn", source: "eval", message: `${why}; kernels' state is lost` });
+    for (const [language, kernel] of this.#kernels) {
+      this.#lostBetweenCells.set(language, why);
+      // Stop the library's reconnect attempts against the dead server.
+      void kernel.then((k) => k.dispose()).catch(() => undefined);
+    }
+    this.#kernels.clear();
+    this.#lost.abort(why);
+    this.#lost = new AbortController();
+    const manager = this.#manager;
+    this.#manager = undefined;
+    void manager?.then((m) => m.dispose()).catch(() => undefined);
+    this.#server = undefined;
+    void server.stop(this.#processes).catch(() => undefined);
+  }
+
+  dispose(): Promise<void> {
+    return withRunLogger(this.#logger, () => this.#dispose());
+  }
+
+  async #dispose(): Promise<void> {
+    this.#disposing = true;
     for (const language of [...this.#kernels.keys()]) await this.#shutdown(language);
     const manager = await this.#manager?.catch(() => undefined);
     manager?.dispose();
@@ -170,7 +231,8 @@ export class KernelFactory {
   kernel(language: KernelLanguage): Promise<Kernel.IKernelConnection> {
     let kernel = this.#kernels.get(language);
     if (!kernel) {
-      kernel = this.#startKernel(language);
+      // Started in the run's logging context: the library's later socket and timer callbacks inherit it.
+      kernel = withRunLogger(this.#logger, () => this.#startKernel(language));
       this.#kernels.set(language, kernel);
       kernel.catch(() => this.#kernels.delete(language));
     }
@@ -178,7 +240,6 @@ export class KernelFactory {
   }
 
   async #startKernel(language: KernelLanguage): Promise<Kernel.IKernelConnection> {
-    quietServicesDebug();
     const manager = await this.#managerReady();
     const name = this.#options.server ? (language === "python" ? "python3" : "deno") : `runbound-${language}`;
     const kernel = await manager.startNew({ name });
@@ -224,14 +285,16 @@ export class KernelFactory {
           "eval needs runbound's Python environment with jupyter_server (.venv); run `node scripts/setup.mjs` in runbound's folder.",
         );
       }
-      this.#server = new JupyterServer();
-      const settings = await this.#server.start(
+      const server = new JupyterServer();
+      this.#server = server;
+      const settings = await server.start(
         serverPython,
         this.#workdir,
         this.#kernelSpecs(serverPython),
         this.#processes,
         this.#startMs,
       );
+      void server.exited?.then(() => this.#serverExited(server));
       const manager = new KernelManager({ serverSettings: settings });
       await manager.ready;
       return manager;

@@ -54,6 +54,11 @@ export class JupyterServer {
     return this.#process?.pid;
   }
 
+  /** Settles when the server process exits (after start). */
+  get exited(): Promise<unknown> | undefined {
+    return this.#process?.exited;
+  }
+
   async start(
     python: string,
     workdir: string,

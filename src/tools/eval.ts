@@ -72,7 +72,9 @@ export const evalTool = defineTool({
       )
       .finally(() => clearInterval(keepalive));
     const lines: string[] = [];
-    if (result.restarted) lines.push("(a fresh kernel: earlier state was discarded)");
+    if (result.lostBefore)
+      lines.push(`(a fresh kernel: ${result.lostBefore} since the last cell, so earlier state is lost)`);
+    else if (result.restarted) lines.push("(a fresh kernel: earlier state was discarded)");
     if (result.droppedBytes) lines.push(`(${result.droppedBytes} earlier bytes of output dropped)`);
     if (result.text) lines.push(result.text.replace(/\n+$/, ""));
     if (result.images.length)
@@ -82,7 +84,7 @@ export const evalTool = defineTool({
       lines.push("The cell was interrupted: no output within the idle budget. The kernel's state is kept.");
     if (result.status === "died")
       lines.push(
-        "The kernel died during the cell: its state (variables, imports) is lost. The next call starts a fresh kernel.",
+        `The kernel died during the cell${result.diedBecause ? ` (${result.diedBecause})` : ""}: its state (variables, imports) is lost. The next call starts a fresh kernel.`,
       );
     if (lines.length === 0) lines.push("(no output)");
     return {
