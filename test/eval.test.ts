@@ -4,7 +4,8 @@ import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createRun, type LogEntry, type Run, stderrLogger } from "../src/index.js";
+import { z } from "zod";
+import { createRun, defineTool, type LogEntry, type Run, stderrLogger } from "../src/index.js";
 import { isAlive } from "../src/proc/tree.js";
 import { call, suiteWorkdir, textOf, track, treeOf, workdirWith } from "./helpers.js";
 
@@ -29,8 +30,25 @@ describe("eval on real kernels", () => {
         request.tool === "eval"
           ? { allow: true }
           : { allow: false, reason: "writes are not allowed in this test" },
-      kernels: { idleSeconds: 3 },
+      kernels: { idleSeconds: 3, interruptGraceSeconds: 2 },
     });
+    // A harness tool slower than the idle budget: the cell waiting on it through tool() is not idle.
+    run.registerTool(
+      defineTool({
+        name: "slow_lookup",
+        title: "slow lookup",
+        tier: "read",
+        needs: [],
+        parallelSafe: true,
+        description: "answers after 4.5 s",
+        input: { key: z.string() },
+        output: { value: z.string() },
+        run: async (args) => {
+          await new Promise((r) => setTimeout(r, 4500));
+          return { text: `value of ${args.key}`, structured: { value: `value of ${args.key}` } };
+        },
+      }),
+    );
     client = await run.link({ surface: "full" });
   });
   afterAll(async () => {
@@ -75,9 +93,15 @@ describe("eval on real kernels", () => {
     expect(textOf(failed)).not.toContain(String.fromCharCode(27));
   });
 
-  it("IPython idioms work: !cmd and %%bash", async () => {
+  it("IPython idioms work: !cmd, %%bash, %cd and %%timeit", async () => {
     expect(textOf(await cell("!echo from-shell"))).toBe("from-shell");
     expect(textOf(await cell("%%bash\necho from-bash"))).toBe("from-bash");
+    expect(textOf(await cell("%cd data"))).toBe(path.join(workdir, "data"));
+    expect(textOf(await cell("!ls"))).toBe("notes.txt");
+    expect(textOf(await cell("%cd .."))).toBe(workdir);
+    expect(textOf(await cell("%%timeit -n 3 -r 2\nsum(range(100))"))).toMatch(
+      /^[\d.]+ [µμnm]?s ± [\d.]+ [µμnm]?s per loop \(mean ± std\. dev\. of 2 runs, 3 loops each\)$/,
+    );
   });
 
   it("tool() in a Python cell reads through the run's registry, and a refused write is an exception in the cell", async () => {
@@ -95,11 +119,19 @@ describe("eval on real kernels", () => {
     expect(await treeOf(workdir)).toEqual({ "data/notes.txt": "alpha\nbeta\n" });
   });
 
-  it("JavaScript cells run on Deno's kernel, with tool() too", async () => {
+  it("JavaScript cells run on Deno's kernel, with tool() too (a refused write is an exception there as well)", async () => {
     expect(textOf(await cell("const n = 6 * 7; n", { language: "javascript" }))).toBe("42");
     expect(
       textOf(await cell("tool('read', { path: 'data/notes.txt' }).total_lines", { language: "javascript" })),
     ).toBe("2");
+    const refused = await cell("tool('write', { path: 'data/new.txt', content: 'x' })", {
+      language: "javascript",
+    });
+    expect(refused.structuredContent).toMatchObject({ status: "error" });
+    expect(textOf(refused)).toContain(
+      "Error: Not done: write needs approval on the full surface, and writes are not allowed in this test",
+    );
+    expect(await treeOf(workdir)).toEqual({ "data/notes.txt": "alpha\nbeta\n" });
   });
 
   it("a cell with no output for the idle budget is interrupted, and the kernel keeps its state", async () => {
@@ -110,6 +142,24 @@ describe("eval on real kernels", () => {
       "The cell was interrupted: no output within the idle budget. The kernel's state is kept.",
     );
     expect(textOf(await cell("kept"))).toBe("'still here'");
+  });
+
+  it("the idle clock stops while a tool() call runs, even one slower than the idle budget", async () => {
+    const slow = await cell("r = tool('slow_lookup', {'key': 'k'})\nprint(r['value'])");
+    expect(slow.structuredContent).toMatchObject({ status: "ok" });
+    expect(textOf(slow)).toBe("value of k");
+  });
+
+  it("a cell that ignores the interrupt loses its kernel after the grace, and the next cell gets a fresh one", async () => {
+    await cell("w = 1");
+    const stuck = await cell(
+      "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(60)",
+    );
+    expect(stuck.structuredContent).toMatchObject({ status: "died" });
+    expect(textOf(stuck)).toBe(
+      "The kernel was lost during the cell: it did not stop within 2 s of an interrupt, so runbound shut the kernel down. Its state (variables, imports) is lost; the next call starts a fresh kernel.",
+    );
+    expect(textOf(await cell("'w' in dir()"))).toBe("False");
   });
 
   it("a kernel that dies mid-cell is reported; the next cell gets a fresh kernel; reset discards state", async () => {
@@ -342,7 +392,9 @@ describe("eval: the Jupyter server dies under the run", () => {
       killServer();
       const died = await inFlight;
       expect(died.structuredContent).toMatchObject({ status: "died" });
-      expect(textOf(died)).toContain("The kernel died during the cell (the Jupyter server exited)");
+      expect(textOf(died)).toContain(
+        "The kernel was lost during the cell: the Jupyter server exited. Its state (variables, imports) is lost",
+      );
       // Already told: the next answer is a plain NameError, with no second notice.
       const after = textOf(await cell("x"));
       expect(after).toContain("NameError");

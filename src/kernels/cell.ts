@@ -29,6 +29,8 @@ const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, "g");
 
 export interface CellOptions {
   readonly idleMs: number;
+  /** After an interrupt, how long the cell may take to stop before the kernel counts as gone. */
+  readonly interruptGraceMs: number;
   /** Answers a tool() call from the cell: the JSON line the kernel reads back. */
   readonly bridge: (request: string) => Promise<string>;
   readonly signal: AbortSignal;
@@ -62,23 +64,31 @@ export async function runCell(
   let interrupted = false;
   // The kernel cannot be reached: its server is gone or the connection gave up reconnecting.
   let unreachable: ((why: string) => void) | undefined;
+  let grace: NodeJS.Timeout | undefined;
+  // Interrupt; a cell that ignores it (a handler swallowing KeyboardInterrupt, native code blocking SIGINT) would
+  // hold the kernel forever, so after the grace the kernel counts as gone and is shut down by the caller.
+  const interrupt = () => {
+    interrupted = true;
+    void kernel
+      .interrupt()
+      .catch((error: unknown) =>
+        unreachable?.(`the kernel could not be reached to interrupt it (${(error as Error).message})`),
+      );
+    grace ??= setTimeout(
+      () =>
+        unreachable?.(
+          `it did not stop within ${Math.round(options.interruptGraceMs / 1000)} s of an interrupt, so runbound shut the kernel down`,
+        ),
+      options.interruptGraceMs,
+    );
+  };
   const arm = () => {
     clearTimeout(idle);
     if (bridging) return;
-    idle = setTimeout(() => {
-      interrupted = true;
-      void kernel
-        .interrupt()
-        .catch((error: unknown) =>
-          unreachable?.(`the kernel could not be reached to interrupt it (${(error as Error).message})`),
-        );
-    }, options.idleMs);
+    idle = setTimeout(interrupt, options.idleMs);
   };
   arm();
-  const onAbort = () => {
-    interrupted = true;
-    void kernel.interrupt().catch(() => undefined);
-  };
+  const onAbort = interrupt;
   options.signal.addEventListener("abort", onAbort, { once: true });
   future.onIOPub = (msg) => {
     arm();
@@ -159,6 +169,7 @@ export async function runCell(
   } finally {
     for (const cleanup of cleanups) cleanup();
     clearTimeout(idle);
+    clearTimeout(grace);
     options.signal.removeEventListener("abort", onAbort);
     future.dispose();
   }

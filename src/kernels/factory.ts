@@ -29,6 +29,8 @@ export interface Sandbox {
 export interface KernelOptions {
   /** A cell with no output for this long is interrupted. Default 300. */
   readonly idleSeconds?: number;
+  /** A cell still running this long after an interrupt loses its kernel (shut down; state lost). Default 10. */
+  readonly interruptGraceSeconds?: number;
   readonly startTimeoutSeconds?: number;
   /** Use a Jupyter server the harness runs (its kernelspecs python3 and deno) instead of starting one. */
   readonly server?: { readonly url: string; readonly token: string };
@@ -169,6 +171,7 @@ export class KernelFactory {
     const kernel = await this.kernel(language);
     const result = await runCell(kernel, code, {
       idleMs: this.#idleMs,
+      interruptGraceMs: (this.#options.interruptGraceSeconds ?? 10) * 1000,
       signal,
       lost: this.#lost.signal,
       bridge: async (request) => {

@@ -84,7 +84,9 @@ export const evalTool = defineTool({
       lines.push("The cell was interrupted: no output within the idle budget. The kernel's state is kept.");
     if (result.status === "died")
       lines.push(
-        `The kernel died during the cell${result.diedBecause ? ` (${result.diedBecause})` : ""}: its state (variables, imports) is lost. The next call starts a fresh kernel.`,
+        result.diedBecause
+          ? `The kernel was lost during the cell: ${result.diedBecause}. Its state (variables, imports) is lost; the next call starts a fresh kernel.`
+          : "The kernel died during the cell: its state (variables, imports) is lost. The next call starts a fresh kernel.",
       );
     if (lines.length === 0) lines.push("(no output)");
     return {
