@@ -1,5 +1,5 @@
 /** debug against real adapters: debugpy (Python), delve (Go), lldb (a C program built with gcc -g). */
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { readFile, symlink } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
@@ -259,25 +259,17 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
       "svc/pyproject.toml": "",
       "svc/app.py": "import time\ntotal = 0\nfor i in range(3):\n    total += i\nprint('total', total)\n",
     });
-    const free = net.createServer().listen(0, "127.0.0.1");
-    await new Promise((r) => free.once("listening", r));
-    const port = (free.address() as net.AddressInfo).port;
-    await new Promise((r) => free.close(r));
+    const port = await freePort();
     const python = path.resolve(import.meta.dirname, "../.venv/bin/python");
     const program = spawn(
       python,
       ["-m", "debugpy", "--listen", `127.0.0.1:${port}`, "--wait-for-client", "svc/app.py"],
       { cwd: workdir, stdio: "ignore" },
     );
+    const exited = new Promise<number | null>((resolve) => program.once("exit", (code) => resolve(code)));
     try {
-      // debugpy listens before the program runs (--wait-for-client): wait for the port to be in LISTEN state.
-      const hex = port.toString(16).toUpperCase().padStart(4, "0");
-      await expect
-        .poll(
-          async () => (await readFile("/proc/net/tcp", "utf8")).includes(`0100007F:${hex} 00000000:0000 0A`),
-          { timeout: 20_000 },
-        )
-        .toBe(true);
+      // debugpy listens before the program runs (--wait-for-client).
+      await listening(port);
       const run = track(
         await createRun({ workdir, conversationId: "attach", approver: "always", lsp: false }),
       );
@@ -295,6 +287,11 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
       expect(textOf(await call(client, "debug", { operation: "evaluate", expression: "i + 40" }))).toBe(
         "i + 40 = 40 (int)",
       );
+      expect(textOf(await call(client, "debug", { operation: "terminate" }))).toMatch(
+        /^Detached from .*; the program keeps running \(runbound did not start it\)\.$/,
+      );
+      // Detached, it runs to its own end.
+      expect(await exited).toBe(0);
     } finally {
       program.kill("SIGKILL");
     }
@@ -334,4 +331,147 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
 async function launchStockWithBreakpoint(client: Client): Promise<void> {
   await call(client, "debug", { operation: "breakpoints", file: "python/inventory/stock.py", lines: [32] });
   await call(client, "debug", { operation: "launch", program: "python/inventory/stock.py" });
+}
+
+describe("debug attach to delve and lldb-server, and what it refuses", () => {
+  let copy: { dir: string; remove: () => Promise<void> };
+  beforeAll(async () => {
+    copy = await workspaceCopy();
+    execFileSync("go", ["build", "-gcflags=all=-N -l", "-o", "stockbin", "."], {
+      cwd: path.join(copy.dir, "go"),
+    });
+    execFileSync("gcc", ["-g", "-O0", "-o", "c/stock", "c/stock.c"], { cwd: copy.dir });
+  });
+  afterAll(async () => {
+    await copy?.remove();
+  });
+
+  /** Starts a debug server, attaches with a breakpoint set before, checks the stop, terminates; returns its stdout. */
+  async function attachTo(
+    command: string,
+    args: (port: number) => string[],
+    cwd: string,
+    breakpoint: { file: string; line: number },
+    through: RegExp,
+    /** delve's server prints the program's output; lldb-server's program writes to a terminal of its own. */
+    programOutputOnServerStdout: boolean,
+  ): Promise<{ attached: string; stdout: string; exit: Promise<number | null> }> {
+    const port = await freePort();
+    const server = spawn(command, args(port), { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    server.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+    });
+    const exit = new Promise<number | null>((resolve) => server.once("exit", (code) => resolve(code)));
+    try {
+      await listening(port);
+      const run = track(
+        await createRun({ workdir: copy.dir, conversationId: "attach", approver: "always", lsp: false }),
+      );
+      const client = await run.link({ surface: "full" });
+      await call(client, "debug", {
+        operation: "breakpoints",
+        file: breakpoint.file,
+        lines: [breakpoint.line],
+      });
+      const attached = await call(client, "debug", { operation: "attach", port });
+      expect(textOf(attached)).toMatch(
+        new RegExp(`^Attached to 127\\.0\\.0\\.1:${port} under \\w+, stopped, .* with ${through.source}`),
+      );
+      expect(attached.structuredContent).toMatchObject({
+        state: "stopped",
+        reason: "breakpoint",
+        location: { path: breakpoint.file, line: breakpoint.line },
+        locals: expect.arrayContaining([expect.objectContaining({ name: "count", value: "3" })]),
+      });
+      // Detach: the program runs on to its end, as it would have without runbound.
+      expect(textOf(await call(client, "debug", { operation: "terminate" }))).toMatch(
+        new RegExp(
+          `^Detached from 127\\.0\\.0\\.1:${port} under \\w+, .*; the program keeps running \\(runbound did not start it\\)\\.$`,
+        ),
+      );
+      if (programOutputOnServerStdout)
+        await expect.poll(() => stdout, { timeout: 20_000 }).toContain("value 5000");
+      return { attached: textOf(attached), stdout, exit };
+    } finally {
+      setTimeout(() => server.kill("SIGKILL"), 3000).unref();
+    }
+  }
+
+  it("delve: a program under `dlv exec --headless --accept-multiclient` (remote attach), left running on detach", async () => {
+    const dlv = path.resolve(import.meta.dirname, "../.tools/go/bin/dlv");
+    await attachTo(
+      dlv,
+      (port) => ["exec", "./stockbin", "--headless", `--listen=127.0.0.1:${port}`, "--accept-multiclient"],
+      path.join(copy.dir, "go"),
+      { file: "go/stock.go", line: 20 },
+      /the program's own dlv --headless server \(pid \d+\)/,
+      true,
+    );
+  });
+
+  it("lldb: a program under `lldb-server gdbserver`, through runbound's lldb adapter; it runs to its end on detach", async () => {
+    const lldbServer = [
+      "lldb-server",
+      "lldb-server-18",
+      "lldb-server-17",
+      "lldb-server-16",
+      "lldb-server-15",
+    ].find((name) => spawnSync("which", [name]).status === 0);
+    expect(lldbServer, "lldb-server is installed with lldb (scripts/setup.mjs)").toBeDefined();
+    const { exit } = await attachTo(
+      lldbServer!,
+      (port) => ["gdbserver", `127.0.0.1:${port}`, "./c/stock"],
+      copy.dir,
+      { file: "c/stock.c", line: 16 },
+      /lldb-vscode-\d+.*through lldb-server \(pid \d+\)/,
+      false,
+    );
+    // lldb-server ends with its program: 0 once the program, detached, has run to its end.
+    expect(await exit).toBe(0);
+  });
+
+  it("says what listens on a port that is no debug server, and when nothing does; how to start one either way", async () => {
+    const run = track(
+      await createRun({ workdir: copy.dir, conversationId: "attach-bad", approver: "always", lsp: false }),
+    );
+    const client = await run.link({ surface: "full" });
+    const port = await freePort();
+    const nothing = textOf(await call(client, "debug", { operation: "attach", port }));
+    expect(nothing).toMatch(new RegExp(`^Nothing listens on 127\\.0\\.0\\.1:${port}\\. attach joins`));
+    expect(nothing).toContain("dlv exec ./prog --headless --listen=127.0.0.1:PORT --accept-multiclient");
+    const plain = net.createServer().listen(port, "127.0.0.1");
+    await new Promise((r) => plain.once("listening", r));
+    try {
+      expect(textOf(await call(client, "debug", { operation: "attach", port }))).toMatch(
+        new RegExp(
+          `^127\\.0\\.0\\.1:${port} is held by \`[^\`]*node[^\`]*\` \\(pid ${process.pid}\\), which is not a debug server runbound knows\\. attach joins`,
+        ),
+      );
+    } finally {
+      await new Promise((r) => plain.close(r));
+    }
+    expect(textOf(await call(client, "debug", { operation: "status" }))).toMatch(/No debug session/);
+  });
+});
+
+async function freePort(): Promise<number> {
+  const free = net.createServer().listen(0, "127.0.0.1");
+  await new Promise((r) => free.once("listening", r));
+  const port = (free.address() as net.AddressInfo).port;
+  await new Promise((r) => free.close(r));
+  return port;
+}
+
+/** Until something is in LISTEN state on 127.0.0.1:port. */
+async function listening(port: number): Promise<void> {
+  const hex = port.toString(16).toUpperCase().padStart(4, "0");
+  await expect
+    .poll(
+      async () => (await readFile("/proc/net/tcp", "utf8")).includes(`0100007F:${hex} 00000000:0000 0A`),
+      {
+        timeout: 20_000,
+      },
+    )
+    .toBe(true);
 }

@@ -23,6 +23,11 @@ export interface SessionTimeouts {
 
 export type SessionState = "running" | "stopped" | "exited";
 
+/** A program already running under a debug server, on a loopback port. */
+export type AttachTarget =
+  | { readonly kind: "debugpy" | "delve"; readonly host: string; readonly port: number }
+  | { readonly kind: "gdb-remote"; readonly host: string; readonly port: number; readonly program?: string };
+
 export interface Frame {
   id: number;
   name: string;
@@ -63,7 +68,10 @@ export class DebugSession {
   #client!: DapClient;
   /** The adapter process runbound started; undefined when attached to a program's own debug server. */
   #process: TrackedProcess | undefined;
+  /** A program's own DAP server (debugpy --listen, dlv --headless): spoken to directly. */
   #remote: { host: string; port: number } | undefined;
+  /** Set by attach: runbound did not start the program, so terminate detaches and leaves it running. */
+  #attached: AttachTarget | undefined;
   #capabilities: DebugProtocol.Capabilities = {};
   #output = "";
   #dropped = 0;
@@ -91,18 +99,41 @@ export class DebugSession {
     return this.#process?.pid;
   }
 
+  /** Joined with attach: runbound did not start the program, and terminate leaves it running. */
+  get attached(): boolean {
+    return this.#attached !== undefined;
+  }
+
   /** Starts the adapter and the program, with `breakpoints` set before it runs; resolves at the first stop or exit. */
   launch(args: readonly string[], cwd: string, breakpoints: ReadonlyMap<string, readonly number[]>) {
     return this.#start("launch", this.spec.launchArguments(this.program, args, cwd), cwd, breakpoints);
   }
 
   /**
-   * debugpy: a program started with `python -m debugpy --listen 127.0.0.1:PORT` runs debugpy's adapter itself;
-   * the client speaks DAP to that port directly.
+   * Joins a program already running under a debug server. debugpy (`python -m debugpy --listen`) and delve
+   * (`dlv --headless`, "remote attach") speak DAP on their port, so the client talks to it directly; lldb-server
+   * speaks gdb-remote, so runbound's lldb adapter connects to it (`gdb-remote HOST:PORT`).
    */
-  attach(port: number, cwd: string, breakpoints: ReadonlyMap<string, readonly number[]>) {
-    this.#remote = { host: "127.0.0.1", port };
-    return this.#start("attach", { request: "attach", justMyCode: true }, cwd, breakpoints);
+  attach(target: AttachTarget, cwd: string, breakpoints: ReadonlyMap<string, readonly number[]>) {
+    this.#attached = target;
+    if (target.kind === "gdb-remote") {
+      return this.#start(
+        "attach",
+        {
+          request: "attach",
+          attachCommands: [`gdb-remote ${target.host}:${target.port}`],
+          ...(target.program ? { program: target.program } : {}),
+        },
+        cwd,
+        breakpoints,
+      );
+    }
+    this.#remote = { host: target.host, port: target.port };
+    const args =
+      target.kind === "delve"
+        ? { request: "attach", mode: "remote" }
+        : { request: "attach", justMyCode: true };
+    return this.#start("attach", args, cwd, breakpoints);
   }
 
   async #start(
@@ -306,7 +337,11 @@ export class DebugSession {
   /** Ends the debuggee and the adapter as process trees; after an attach, detaches and leaves the program running. */
   async terminate(): Promise<void> {
     if (this.#client && !this.#client.closed) {
-      const ask = this.#remote
+      // A multi-client dlv server keeps the program as it was at disconnect, halted included: let it run first.
+      if (this.#attached?.kind === "delve" && this.state === "stopped" && this.stopped) {
+        await this.#client.send("continue", { threadId: this.stopped.threadId }, 2000).catch(() => undefined);
+      }
+      const ask = this.#attached
         ? this.#client.send("disconnect", { terminateDebuggee: false }, 2000)
         : this.#capabilities.supportsTerminateRequest
           ? this.#client.send("terminate", {}, 2000)

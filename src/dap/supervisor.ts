@@ -10,8 +10,13 @@ import { ToolError } from "../errors.js";
 import { confine } from "../files/paths.js";
 import { rootAbove, rootsIn } from "../files/roots.js";
 import type { ProcessTracker } from "../proc/tracker.js";
-import { ADAPTERS, adapterForProgram } from "./adapters.js";
-import { DebugSession, type SessionTimeouts, type StopReport } from "./session.js";
+import { ADAPTERS, type AdapterSpec, adapterForProgram, type ResolvedAdapter } from "./adapters.js";
+import { classify, type DebugServer, whoListens } from "./listeners.js";
+import { type AttachTarget, DebugSession, type SessionTimeouts, type StopReport } from "./session.js";
+
+/** What `attach` can join, said whenever it cannot. */
+const ATTACH_HOWTO =
+  "attach joins a program already running under a debug server on that port: Python `python -m debugpy --listen 127.0.0.1:PORT [--wait-for-client] app.py`; Go `dlv exec ./prog --headless --listen=127.0.0.1:PORT --accept-multiclient` (or `dlv debug`); C/C++/Rust `lldb-server gdbserver 127.0.0.1:PORT ./prog`. To start a program yourself, use launch.";
 
 export interface DebugOptions {
   /** Hard session lifetime. Default 1800 (30 minutes). */
@@ -153,13 +158,45 @@ export class DebugSupervisor {
     session: DebugSession;
   }> {
     await this.#refuseIfRunning();
-    const spec = ADAPTERS.find((a) => a.id === "debugpy")!;
-    const resolved = spec.resolve(this.#workdir, this.#workdir);
-    if ("missing" in resolved)
-      throw new ToolError(`debugpy cannot attach: ${resolved.missing}. Install: ${spec.install}.`);
-    const label = `127.0.0.1:${port}`;
-    const session = new DebugSession(spec, resolved, label, this.#workdir, this.#processes, this.#timeouts);
-    return this.#begin(session, label, () => session.attach(port, this.#workdir, this.#breakpoints));
+    const address = `127.0.0.1:${port}`;
+    const listener = whoListens(port);
+    // Without /proc (not Linux) the server cannot be identified: debugpy, the one that needs nothing local.
+    const server: DebugServer | undefined =
+      listener === null
+        ? { kind: "debugpy", listener: { pid: 0, argv: [], cwd: this.#workdir } }
+        : listener && classify(listener);
+    if (!server) {
+      throw new ToolError(
+        `${listener ? `${address} is held by \`${listener.argv.join(" ").slice(0, 200)}\` (pid ${listener.pid}), which is not a debug server runbound knows` : `Nothing listens on ${address}`}. ${ATTACH_HOWTO}`,
+      );
+    }
+    const held = server.listener.pid ? ` (pid ${server.listener.pid})` : "";
+    let spec: AdapterSpec;
+    let adapter: ResolvedAdapter;
+    let target: AttachTarget;
+    if (server.kind === "lldb-server") {
+      spec = ADAPTERS.find((a) => a.id === "lldb")!;
+      const resolved = spec.resolve(this.#workdir, this.#workdir);
+      if ("missing" in resolved)
+        throw new ToolError(
+          `lldb cannot attach to ${address}: ${resolved.missing}. Install: ${spec.install}.`,
+        );
+      adapter = { ...resolved, detail: `${resolved.detail}, through lldb-server${held}` };
+      target = { kind: "gdb-remote", host: "127.0.0.1", port, program: server.program };
+    } else {
+      spec = ADAPTERS.find((a) => a.id === server.kind)!;
+      // The program's own debug server speaks DAP: nothing runs on runbound's side.
+      adapter = {
+        id: spec.id,
+        command: server.listener.argv[0] ?? spec.id,
+        args: [],
+        transport: "tcp",
+        detail: `the program's own ${server.kind === "delve" ? "dlv --headless" : "debugpy"} server${held}`,
+      };
+      target = { kind: server.kind === "delve" ? "delve" : "debugpy", host: "127.0.0.1", port };
+    }
+    const session = new DebugSession(spec, adapter, address, this.#workdir, this.#processes, this.#timeouts);
+    return this.#begin(session, address, () => session.attach(target, this.#workdir, this.#breakpoints));
   }
 
   /** One session per conversation: a second one is refused with the first's description, never swapped in. */
@@ -205,11 +242,16 @@ export class DebugSupervisor {
     }
   }
 
+  /** Ends the session; the answer's sentence says what happened to the program. */
   async terminate(): Promise<string> {
     const session = this.session("terminate");
     const what = this.describe(session);
+    if (session.attached) {
+      await this.#close(`The debug session (${what}) was detached`);
+      return `Detached from ${what}; the program keeps running (runbound did not start it).`;
+    }
     await this.#close(`The debug session (${what}) was terminated`);
-    return what;
+    return `Terminated ${what}; the program and the adapter are gone.`;
   }
 
   describe(session: DebugSession): string {

@@ -45,7 +45,7 @@ export const debugTool = defineTool({
   description: [
     "Debug a program with a real debugger (debugpy for Python, delve for Go, lldb for C/C++/Rust binaries).",
     "One session per conversation (30-minute TTL); a second launch is refused while one runs.",
-    "Set `breakpoints` (file + lines; [] clears) before or after `launch` (program + args) or `attach` (port of a program under debugpy). continue and step_over /",
+    "Set `breakpoints` (file + lines; [] clears) before or after `launch` (program + args) or `attach` (port of a program already under a debug server: debugpy --listen, dlv --headless, lldb-server gdbserver). continue and step_over /",
     "step_in / step_out answer in one call with where it stopped, the source line, the top frames and the locals.",
     "Also: pause, threads, stack, scopes (frame_id), variables (reference), evaluate (expression, frame_id?),",
     "output (the program's stdout/stderr), status, adapters (which debuggers are usable here, and why not), terminate.",
@@ -68,7 +68,9 @@ export const debugTool = defineTool({
       .min(1)
       .max(65535)
       .optional()
-      .describe("attach: the port of a program started with `python -m debugpy --listen 127.0.0.1:PORT`."),
+      .describe(
+        "attach: the loopback port of the program's debug server (`python -m debugpy --listen`, `dlv … --headless --listen`, `lldb-server gdbserver`).",
+      ),
     thread_id: z
       .number()
       .int()
@@ -185,7 +187,7 @@ export const debugTool = defineTool({
       }
       case "attach": {
         const { report, breakpoints, session } = await debug.attach(
-          need("port", "where the program's debugpy listens"),
+          need("port", "where the program's debug server listens"),
         );
         return {
           text: `Attached to ${debug.describe(session)} with ${session.adapter.detail}.\n${describeStop(report)}`,
@@ -260,9 +262,9 @@ export const debugTool = defineTool({
         };
       }
       default: {
-        const what = await debug.terminate();
+        const said = await debug.terminate();
         return {
-          text: `Terminated ${what}; the program and the adapter are gone.`,
+          text: said,
           structured: { operation: "terminate", state: "exited" as const },
         };
       }
