@@ -1,20 +1,23 @@
 /**
- * debug against the raw adapter on the same program: launch → first stop, and one step. `debug`'s step answers
- * with where it stopped, the frames and the locals; the raw baseline is measured both as the bare step (next +
- * stopped) and as the same information (next + stopped + stackTrace + scopes + variables), and once more against
- * debugpy as shipped (no TCP_NODELAY on pydevd's socket: every request waits ~44 ms on Nagle).
+ * debug against the raw adapter on the same program, for debugpy, delve and lldb: launch → first stop, and one
+ * step. `debug`'s step answers with where it stopped, the frames and the locals; the raw baseline is measured both
+ * as the same information (next + stopped + stackTrace + scopes + variables) and as the bare step (next +
+ * stopped). For debugpy also against debugpy as shipped (no TCP_NODELAY on pydevd's socket: every request waits
+ * ~44 ms on Nagle). Rounds alternate between the sides so that machine noise falls on both alike.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { ADAPTERS } from "../../src/dap/adapters.js";
+import { ADAPTERS, type AdapterId } from "../../src/dap/adapters.js";
 import { DapClient } from "../../src/dap/client.js";
 import { createRun } from "../../src/index.js";
 import { ProcessTracker } from "../../src/proc/tracker.js";
 
 const STEPS = 30;
-const ROUNDS = 7;
+const ROUNDS = 5;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 
 export interface DebugBenchRow {
@@ -24,64 +27,181 @@ export interface DebugBenchRow {
   baseline: string;
 }
 
-export async function benchDebug(): Promise<DebugBenchRow[]> {
-  const dir = mkdtempSync(path.join(tmpdir(), "runbound-bench-debug-"));
-  writeFileSync(path.join(dir, "pyproject.toml"), "");
-  writeFileSync(
-    path.join(dir, "loop.py"),
-    "total = 0\nfor i in range(100000):\n    total += i\nprint(total)\n",
-  );
-  const rows: DebugBenchRow[] = [];
-  const spec = ADAPTERS.find((a) => a.id === "debugpy")!;
-  const resolved = spec.resolve(dir, dir);
-  if ("missing" in resolved) throw new Error(resolved.missing);
-  const oursLaunch: number[] = [];
-  const oursStep: number[] = [];
-  type Samples = { launch: number[]; step: number[]; stepFull: number[] };
-  const raw: Samples = { launch: [], step: [], stepFull: [] };
-  const stock: Samples = { launch: [], step: [], stepFull: [] };
+interface Case {
+  adapter: AdapterId;
+  /** Relative to the case's folder; what `launch` gets. */
+  program: string;
+  /** The loop body's line, where the first stop is. */
+  file: string;
+  line: number;
+  setup: (dir: string) => void;
+}
 
-  // Through runbound.
-  const oursRound = async () => {
-    const run = await createRun({ workdir: dir, conversationId: "bench", approver: "always", lsp: false });
+const CASES: Case[] = [
+  {
+    adapter: "debugpy",
+    program: "loop.py",
+    file: "loop.py",
+    line: 3,
+    setup: (dir) => {
+      writeFileSync(path.join(dir, "pyproject.toml"), "");
+      writeFileSync(
+        path.join(dir, "loop.py"),
+        "total = 0\nfor i in range(100000):\n    total += i\nprint(total)\n",
+      );
+    },
+  },
+  {
+    adapter: "delve",
+    program: ".",
+    file: "main.go",
+    line: 8,
+    setup: (dir) => {
+      writeFileSync(path.join(dir, "go.mod"), "module loop\n\ngo 1.21\n");
+      writeFileSync(
+        path.join(dir, "main.go"),
+        'package main\n\nimport "fmt"\n\nfunc main() {\n\ttotal := 0\n\tfor i := 0; i < 100000; i++ {\n\t\ttotal += i\n\t}\n\tfmt.Println(total)\n}\n',
+      );
+    },
+  },
+  {
+    adapter: "lldb",
+    program: "loop",
+    file: "loop.c",
+    line: 6,
+    setup: (dir) => {
+      writeFileSync(path.join(dir, "CMakeLists.txt"), "");
+      writeFileSync(
+        path.join(dir, "loop.c"),
+        '#include <stdio.h>\n\nint main(void) {\n  long total = 0;\n  for (long i = 0; i < 100000; i++) {\n    total += i;\n  }\n  printf("%ld\\n", total);\n  return 0;\n}\n',
+      );
+      execFileSync("gcc", ["-g", "-O0", "-o", path.join(dir, "loop"), path.join(dir, "loop.c")]);
+    },
+  },
+];
+
+interface Samples {
+  launch: number[];
+  step: number[];
+  stepFull: number[];
+}
+
+export async function benchDebug(): Promise<DebugBenchRow[]> {
+  const rows: DebugBenchRow[] = [];
+  const root = mkdtempSync(path.join(tmpdir(), "runbound-bench-debug-"));
+  try {
+    for (const c of CASES) {
+      const dir = path.join(root, c.adapter);
+      mkdirSync(dir);
+      c.setup(dir);
+      const ours: Samples = { launch: [], step: [], stepFull: [] };
+      const raw: Samples = { launch: [], step: [], stepFull: [] };
+      const shipped: Samples = { launch: [], step: [], stepFull: [] };
+      for (let round = 0; round < ROUNDS; round++) {
+        await oursRound(c, dir, ours);
+        await rawRound(c, dir, raw, false);
+        if (c.adapter === "debugpy") await rawRound(c, dir, shipped, true);
+      }
+      rows.push({
+        name: `${c.adapter} launch → first stop`,
+        ours: median(ours.launch),
+        base: median(raw.launch),
+        baseline: "raw adapter, same launch order + the stop's frames and locals",
+      });
+      rows.push({
+        name: `${c.adapter} step (one-call answer)`,
+        ours: median(ours.step),
+        base: median(raw.stepFull),
+        baseline: "raw next + stopped + stackTrace + scopes + variables",
+      });
+      if (c.adapter === "debugpy") {
+        rows.push({
+          name: "debugpy step vs debugpy as shipped",
+          ours: median(ours.step),
+          base: median(shipped.stepFull),
+          baseline: "the same raw requests, program launched without runbound's TCP_NODELAY environment",
+        });
+      }
+      rows.push({
+        name: `${c.adapter} step vs the bare step`,
+        ours: median(ours.step),
+        base: median(raw.step),
+        baseline: "raw next + stopped only (no frames, no locals)",
+      });
+    }
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+/** Through runbound: a linked client calling `debug`. */
+async function oursRound(c: Case, dir: string, into: Samples): Promise<void> {
+  const run = await createRun({ workdir: dir, conversationId: "bench", approver: "always", lsp: false });
+  try {
     const client = await run.link({ surface: "full" });
     await client.callTool({
       name: "debug",
-      arguments: { operation: "breakpoints", file: "loop.py", lines: [3] },
+      arguments: { operation: "breakpoints", file: c.file, lines: [c.line] },
     });
     let start = performance.now();
-    await client.callTool({ name: "debug", arguments: { operation: "launch", program: "loop.py" } });
-    oursLaunch.push(performance.now() - start);
+    await client.callTool({ name: "debug", arguments: { operation: "launch", program: c.program } });
+    into.launch.push(performance.now() - start);
     await client.callTool({
       name: "debug",
-      arguments: { operation: "breakpoints", file: "loop.py", lines: [] },
+      arguments: { operation: "breakpoints", file: c.file, lines: [] },
     });
     for (let i = 0; i < STEPS; i++) {
       start = performance.now();
       await client.callTool({ name: "debug", arguments: { operation: "step_over" } });
-      oursStep.push(performance.now() - start);
+      into.step.push(performance.now() - start);
     }
+  } finally {
     await run.dispose();
-  };
+  }
+}
 
-  // The raw adapter: the same interpreter, the same launch order, no runbound around it. The clock starts before
-  // the adapter is spawned, as runbound's does. `asShipped`: debugpy's own launch, without runbound's TCP_NODELAY
-  // environment for the program (what every other client gets).
-  const rawRound = async (into: Samples, asShipped: boolean) => {
-    const { env: _nodelay, ...shipped } = spec.launchArguments(path.join(dir, "loop.py"), [], dir);
-    const launchArguments = asShipped ? shipped : spec.launchArguments(path.join(dir, "loop.py"), [], dir);
-    const processes = new ProcessTracker();
+/**
+ * The raw adapter: the same binary or interpreter, the same launch arguments and order, no runbound around it.
+ * The clock starts before the adapter is spawned, as runbound's does. `asShipped` (debugpy): launched without
+ * runbound's TCP_NODELAY environment for the program — what every other client gets.
+ */
+async function rawRound(c: Case, dir: string, into: Samples, asShipped: boolean): Promise<void> {
+  const spec = ADAPTERS.find((a) => a.id === c.adapter)!;
+  const resolved = spec.resolve(dir, dir);
+  if ("missing" in resolved) throw new Error(`${c.adapter}: ${resolved.missing}`);
+  const program = path.resolve(dir, c.program);
+  const { env: _nodelay, ...withoutEnv } = spec.launchArguments(program, [], dir);
+  const launchArguments = asShipped ? withoutEnv : spec.launchArguments(program, [], dir);
+  const processes = new ProcessTracker();
+  try {
     let start = performance.now();
-    const adapter = processes.spawn("debugpy", resolved.command, resolved.args, {
+    const adapter = processes.spawn(c.adapter, resolved.command, resolved.args, {
       cwd: dir,
       stdio: ["pipe", "pipe", "pipe"],
     });
-    const dap = new DapClient(adapter.child.stdout!, adapter.child.stdin!);
+    let dap: DapClient;
+    if (resolved.transport === "stdio") {
+      dap = new DapClient(adapter.child.stdout!, adapter.child.stdin!);
+    } else {
+      const address = await new Promise<{ host: string; port: number }>((resolve) => {
+        let seen = "";
+        adapter.child.stdout!.on("data", (d: Buffer) => {
+          seen += d.toString();
+          const m = /listening at:\s*([\d.]+):(\d+)/.exec(seen);
+          if (m) resolve({ host: m[1]!, port: Number(m[2]) });
+        });
+      });
+      const socket = net.createConnection(address);
+      socket.setNoDelay(true);
+      await new Promise((r) => socket.once("connect", r));
+      dap = new DapClient(socket, socket);
+    }
     await dap.request(
       "initialize",
       {
         clientID: "runbound",
-        adapterID: "debugpy",
+        adapterID: c.adapter,
         linesStartAt1: true,
         columnsStartAt1: true,
         pathFormat: "path",
@@ -89,46 +209,21 @@ export async function benchDebug(): Promise<DebugBenchRow[]> {
       },
       10_000,
     );
-    const initialized = dap.waitFor("initialized", 30_000);
-    const stopped = dap.waitFor("stopped", 30_000);
-    const launched = dap.send("launch", launchArguments, 30_000);
+    const initialized = dap.waitFor("initialized", 60_000);
+    const stopped = dap.waitFor("stopped", 60_000);
+    const launched = dap.send("launch", launchArguments, 60_000);
     await initialized;
-    await dap.request(
-      "setBreakpoints",
-      { source: { path: path.join(dir, "loop.py") }, breakpoints: [{ line: 3 }] },
-      10_000,
-    );
+    const source = { path: path.join(dir, c.file) };
+    await dap.request("setBreakpoints", { source, breakpoints: [{ line: c.line }] }, 10_000);
     await dap.request("configurationDone", {}, 10_000);
     await launched;
     const first = (await stopped) as DebugProtocol.StoppedEvent;
-    // The same answer debug launch gives: where it stopped, its frames and locals.
-    const stack = await dap.request<DebugProtocol.StackTraceResponse["body"]>(
-      "stackTrace",
-      { threadId: first.body.threadId ?? 1, levels: 30 },
-      10_000,
-    );
-    const firstScopes = await dap.request<DebugProtocol.ScopesResponse["body"]>(
-      "scopes",
-      { frameId: stack.stackFrames[0]!.id },
-      10_000,
-    );
-    await dap.request("variables", { variablesReference: firstScopes.scopes[0]!.variablesReference }, 10_000);
-    into.launch.push(performance.now() - start);
-    await dap.request(
-      "setBreakpoints",
-      { source: { path: path.join(dir, "loop.py") }, breakpoints: [] },
-      10_000,
-    );
     const threadId = first.body.threadId ?? 1;
-    for (let i = 0; i < STEPS; i++) {
-      start = performance.now();
-      const next = dap.waitFor("stopped", 10_000);
-      await dap.request("next", { threadId }, 10_000);
-      await next;
-      into.step.push(performance.now() - start);
+    // The same answer debug gives at a stop: where, its frames and the top frame's locals.
+    const frameAndLocals = async () => {
       const frames = await dap.request<DebugProtocol.StackTraceResponse["body"]>(
         "stackTrace",
-        { threadId, levels: 30 },
+        { threadId, startFrame: 0, levels: 30 },
         10_000,
       );
       const scopes = await dap.request<DebugProtocol.ScopesResponse["body"]>(
@@ -137,45 +232,21 @@ export async function benchDebug(): Promise<DebugBenchRow[]> {
         10_000,
       );
       await dap.request("variables", { variablesReference: scopes.scopes[0]!.variablesReference }, 10_000);
+    };
+    await frameAndLocals();
+    into.launch.push(performance.now() - start);
+    await dap.request("setBreakpoints", { source, breakpoints: [] }, 10_000);
+    for (let i = 0; i < STEPS; i++) {
+      start = performance.now();
+      const next = dap.waitFor("stopped", 10_000);
+      await dap.request("next", { threadId }, 10_000);
+      await next;
+      into.step.push(performance.now() - start);
+      await frameAndLocals();
       into.stepFull.push(performance.now() - start);
     }
     dap.close("done");
-    await processes.killAll();
-  };
-
-  try {
-    // Alternating rounds: a launch takes ~2 s of Python start-up whose noise must fall on both sides alike.
-    for (let round = 0; round < ROUNDS; round++) {
-      await oursRound();
-      await rawRound(raw, false);
-      await rawRound(stock, true);
-    }
-    rows.push({
-      name: "debugpy launch → first stop",
-      ours: median(oursLaunch),
-      base: median(raw.launch),
-      baseline: "raw adapter, same launch order + the stop's frames and locals",
-    });
-    rows.push({
-      name: "debugpy step (one-call answer)",
-      ours: median(oursStep),
-      base: median(raw.stepFull),
-      baseline: "raw next + stopped + stackTrace + scopes + variables",
-    });
-    rows.push({
-      name: "debugpy step vs debugpy as shipped",
-      ours: median(oursStep),
-      base: median(stock.stepFull),
-      baseline: "the same raw requests, program launched without runbound's TCP_NODELAY environment",
-    });
-    rows.push({
-      name: "debugpy step vs the bare step",
-      ours: median(oursStep),
-      base: median(raw.step),
-      baseline: "raw next + stopped only (no frames, no locals)",
-    });
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    await processes.killAll();
   }
-  return rows;
 }
