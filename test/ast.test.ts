@@ -96,6 +96,37 @@ describe("ast_grep semantics per language: $X one node, $$$X a sequence, $_ bind
   }
 });
 
+describe("data files", () => {
+  it("YAML: metavariables in value position capture scalars, flow collections and list items", async () => {
+    const { grep } = await astClient({
+      "c.yaml": "name: runbound\ndeps:\n  a: 1\n  b: [1, 2]\nlist:\n  - x\n  - y\n",
+    });
+    const captures = async (pattern: string) =>
+      matchesOf(await grep({ pattern, path: "c.yaml" })).map((m) => [m.line, m.captures]);
+    expect(await captures("name: $N")).toEqual([[1, { N: "runbound" }]]);
+    expect(await captures("b: $V")).toEqual([[4, { V: "[1, 2]" }]]);
+    expect(await captures("- $ITEM")).toEqual([
+      [6, { ITEM: "x" }],
+      [7, { ITEM: "y" }],
+    ]);
+  });
+
+  it("JSON: metavariables inside strings capture keys and string values; a bare one is refused with what works", async () => {
+    const { grep } = await astClient({ "p.json": '{\n  "name": "runbound",\n  "deps": {"a": 1}\n}\n' });
+    expect(matchesOf(await grep({ pattern: '"$K": "$V"', path: "p.json" }))).toMatchObject([
+      { line: 2, captures: { K: "name", V: "runbound" } },
+    ]);
+    expect(matchesOf(await grep({ pattern: '"$K": 1', path: "p.json" }))).toMatchObject([
+      { line: 3, captures: { K: "a" } },
+    ]);
+    const bare = textOf(await grep({ pattern: '"deps": $D', path: "p.json" }));
+    expect(bare).toMatch(
+      /^Unparseable pattern for json: `"deps": \$D` is not valid json in any context tried/,
+    );
+    expect(bare).toContain('In JSON a metavariable works only inside a string: `"name": "$N"`');
+  });
+});
+
 describe("the scaffold ladder", () => {
   it("a Dart call (no call node) is found inside a statement, and the SPEC's guard only where it disposes what it checked", async () => {
     const { grep } = await astClient({

@@ -56,7 +56,11 @@ export function compilePattern(grammar: Grammar, pattern: string): CompiledPatte
   throw new ToolError(
     `Unparseable pattern for ${grammar.id}: \`${trimmed}\` is not valid ${grammar.id} in any context tried, so it was not searched.\n` +
       problems.map((p) => `- ${p}`).join("\n") +
-      "\nWrite the fragment as it appears in source (complete brackets and strings); metavariables are $NAME, $$$NAME, $_.",
+      "\nWrite the fragment as it appears in source (complete brackets and strings); metavariables are $NAME, $$$NAME, $_." +
+      // JSON's grammar has no bare word, so a metavariable can only stand inside a string there.
+      (grammar.id === "json" && /(^|[^"\w])\$/.test(trimmed)
+        ? '\nIn JSON a metavariable works only inside a string: `"name": "$N"` captures a string value\'s content, `"$K": 1` a key; other values are written out (`"port": 8080`), or search the file as text.'
+        : ""),
   );
 }
 
