@@ -272,8 +272,8 @@ describe("eval: where kernels run", () => {
     }
   });
 
-  it("on a Jupyter server the harness runs, which outlives the run", async () => {
-    const workdir = await workdirWith();
+  /** A Jupyter server as a harness would run it (its own process group, so its kernels can be killed with it). */
+  async function harnessServer(workdir: string) {
     const token = "harness-token-0123456789";
     const python = path.resolve(import.meta.dirname, "../.venv/bin/python");
     const server = spawn(
@@ -288,28 +288,67 @@ describe("eval: where kernels run", () => {
         `--IdentityProvider.token=${token}`,
         `--ServerApp.root_dir=${workdir}`,
       ],
-      {
-        stdio: ["ignore", "ignore", "pipe"],
-      },
+      { stdio: ["ignore", "ignore", "pipe"], detached: true },
     );
-    try {
-      const url = await new Promise<string>((resolve) => {
-        let seen = "";
-        server.stderr.on("data", (d: Buffer) => {
-          seen += d.toString();
-          const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(seen);
-          if (m) resolve(m[1]!);
-        });
+    const url = await new Promise<string>((resolve) => {
+      let seen = "";
+      server.stderr.on("data", (d: Buffer) => {
+        seen += d.toString();
+        const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(seen);
+        if (m) resolve(m[1]!);
       });
-      // jupyter_server prints its URL before it listens; a harness hands it over once it answers.
-      await expect
-        .poll(() =>
-          fetch(`${url}api/status?token=${token}`).then(
-            (r) => r.ok,
-            () => false,
-          ),
-        )
-        .toBe(true);
+    });
+    // jupyter_server prints its URL before it listens; a harness hands it over once it answers.
+    await expect
+      .poll(() =>
+        fetch(`${url}api/status?token=${token}`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      )
+      .toBe(true);
+    return { server, url, token, killAll: () => process.kill(-server.pid!, "SIGKILL") };
+  }
+
+  it("a harness's server that dies mid-cell: the cell ends as lost once the kernel cannot be reached", async () => {
+    const workdir = await workdirWith();
+    const { url, token, killAll } = await harnessServer(workdir);
+    try {
+      const run = track(
+        await createRun({
+          workdir,
+          approver: "always",
+          lsp: false,
+          kernels: { server: { url, token }, idleSeconds: 2, interruptGraceSeconds: 2 },
+        }),
+      );
+      const client = await run.link({ surface: "full" });
+      expect(textOf(await call(client, "eval", { code: "x = 1\nx", description: label }))).toBe("1");
+      const inFlight = call(client, "eval", { code: "import time\ntime.sleep(60)", description: label });
+      await new Promise((r) => setTimeout(r, 1000));
+      killAll();
+      const lost = await inFlight;
+      expect(lost.structuredContent).toMatchObject({ status: "died" });
+      expect(textOf(lost)).toMatch(
+        /^The kernel was lost during the cell: (the kernel could not be reached to interrupt it|the connection to the kernel was lost)/,
+      );
+      // The harness's server stays down: said, with whose it is and what to do.
+      expect(textOf(await call(client, "eval", { code: "1 + 1", description: label }))).toMatch(
+        new RegExp(
+          `^The Jupyter server the harness gave \\(${url.replace(/[.]/g, "\\.")}\\) could not start a python3 kernel: .*If that server is down, start it again`,
+        ),
+      );
+    } finally {
+      try {
+        killAll();
+      } catch {}
+    }
+  });
+
+  it("on a Jupyter server the harness runs, which outlives the run", async () => {
+    const workdir = await workdirWith();
+    const { server, url, token, killAll } = await harnessServer(workdir);
+    try {
       const run = await createRun({
         workdir,
         conversationId: "ext",
@@ -325,7 +364,7 @@ describe("eval: where kernels run", () => {
       await run.dispose();
       expect(await isAlive(server.pid!)).toBe(true);
     } finally {
-      server.kill("SIGKILL");
+      killAll();
     }
   });
 });

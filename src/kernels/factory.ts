@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { type Kernel, KernelManager, ServerConnection } from "@jupyterlab/services";
 import WebSocket from "ws";
-import { ToolError } from "../errors.js";
+import { errorMessage, ToolError } from "../errors.js";
 import { runboundHome } from "../home.js";
 import { type RunLogger, stderrLogger } from "../log.js";
 import type { ProcessTracker } from "../proc/tracker.js";
@@ -244,8 +244,18 @@ export class KernelFactory {
 
   async #startKernel(language: KernelLanguage): Promise<Kernel.IKernelConnection> {
     const manager = await this.#managerReady();
-    const name = this.#options.server ? (language === "python" ? "python3" : "deno") : `runbound-${language}`;
-    const kernel = await manager.startNew({ name });
+    const external = this.#options.server;
+    const name = external ? (language === "python" ? "python3" : "deno") : `runbound-${language}`;
+    let kernel: Kernel.IKernelConnection;
+    try {
+      kernel = await manager.startNew({ name });
+    } catch (error) {
+      if (!external) throw error;
+      // The harness's server: runbound neither starts nor restarts it, so say whose it is and what to do.
+      throw new ToolError(
+        `The Jupyter server the harness gave (${external.url}) could not start a ${name} kernel: ${errorMessage(error)}. If that server is down, start it again (the next eval connects anew); or create the run without kernels.server and runbound runs its own.`,
+      );
+    }
     // When a kernel dies the library reconnects by itself, and that promise rejects at dispose with nobody
     // listening (an unhandled rejection in the host). Observe it here.
     const reconnect = kernel.reconnect.bind(kernel);
