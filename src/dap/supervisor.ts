@@ -193,7 +193,7 @@ export class DebugSupervisor {
         transport: "tcp",
         detail: `the program's own ${server.kind === "delve" ? "dlv --headless" : "debugpy"} server${held}`,
       };
-      target = { kind: server.kind === "delve" ? "delve" : "debugpy", host: "127.0.0.1", port };
+      target = { kind: server.kind, host: "127.0.0.1", port };
     }
     const session = new DebugSession(spec, adapter, address, this.#workdir, this.#processes, this.#timeouts);
     return this.#begin(session, address, () => session.attach(target, this.#workdir, this.#breakpoints));

@@ -41,6 +41,9 @@ export interface KernelOptions {
 /** A cell's result, plus whether it ran on a fresh kernel: after `reset`, or because the state was lost before. */
 export type CellOutcome = CellResult & { restarted: boolean; lostBefore?: string };
 
+/** Answers a cell's tool(name, args) call. */
+export type Bridge = (name: string, args: Record<string, unknown>) => Promise<BridgeReply>;
+
 export interface BridgeReply {
   readonly text: string;
   readonly structured?: Record<string, unknown>;
@@ -148,7 +151,7 @@ export class KernelFactory {
     code: string,
     language: KernelLanguage,
     reset: boolean,
-    bridge: (name: string, args: Record<string, unknown>) => Promise<BridgeReply>,
+    bridge: Bridge,
     signal: AbortSignal,
   ): Promise<CellOutcome> {
     return withRunLogger(this.#logger, () => this.#run(code, language, reset, bridge, signal));
@@ -158,7 +161,7 @@ export class KernelFactory {
     code: string,
     language: KernelLanguage,
     reset: boolean,
-    bridge: (name: string, args: Record<string, unknown>) => Promise<BridgeReply>,
+    bridge: Bridge,
     signal: AbortSignal,
   ): Promise<CellOutcome> {
     let restarted = false;
