@@ -384,6 +384,11 @@ describe("debug attach to delve and lldb-server, and what it refuses", () => {
         location: { path: breakpoint.file, line: breakpoint.line },
         locals: expect.arrayContaining([expect.objectContaining({ name: "count", value: "3" })]),
       });
+      if (!programOutputOnServerStdout) {
+        expect(textOf(await call(client, "debug", { operation: "output" }))).toMatch(
+          /^\(no output received: the program was started outside runbound/,
+        );
+      }
       // Detach: the program runs on to its end, as it would have without runbound.
       expect(textOf(await call(client, "debug", { operation: "terminate" }))).toMatch(
         new RegExp(

@@ -425,7 +425,9 @@ export class DebugSession {
   #onEvent(event: DebugProtocol.Event): void {
     if (event.event === "output") {
       const body = (event as DebugProtocol.OutputEvent).body;
-      if (body.category === "telemetry" || body.category === "important") return;
+      // The program's own streams only: "console" (the default) is the adapter talking ("Running attachCommands",
+      // "Type 'dlv help'"), telemetry and "important" are the adapter's too.
+      if (body.category !== "stdout" && body.category !== "stderr") return;
       this.#append(body.output);
     } else if (event.event === "stopped") {
       const body = (event as DebugProtocol.StoppedEvent).body;

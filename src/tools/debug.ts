@@ -255,9 +255,14 @@ export const debugTool = defineTool({
         };
       }
       case "output": {
-        const { text, dropped } = debug.session("output").output();
+        const session = debug.session("output");
+        const { text, dropped } = session.output();
+        // An attached program was started elsewhere: its output goes to that terminal unless the server forwards it.
+        const none = session.attached
+          ? "(no output received: the program was started outside runbound, so its output goes where it was started unless its debug server forwards it)"
+          : "(no output yet)";
         return {
-          text: `${dropped ? `(${dropped} earlier bytes dropped)\n` : ""}${text || "(no output yet)"}`,
+          text: `${dropped ? `(${dropped} earlier bytes dropped)\n` : ""}${text || none}`,
           structured: { operation: "output", output: text },
         };
       }
