@@ -151,6 +151,28 @@ describe("run.dispose()", () => {
     await expect.poll(() => isAlive(pid), { timeout: 10_000 }).toBe(false);
   });
 
+  it("…and so do their descendants that left the tree (setsid), through the run's watchdog", async () => {
+    const workdir = await workdirWith({
+      "host.mts": [
+        `import { ProcessTracker } from ${JSON.stringify(new URL("../src/proc/tracker.ts", import.meta.url).href)};`,
+        // The child prints the pid of a grandchild in a session of its own: no parent-death signal reaches it.
+        "new ProcessTracker().spawn('tree', 'sh', ['-c', 'setsid sleep 300 & echo $!; exec sleep 300'], { stdio: ['ignore', 'inherit', 'ignore'] });",
+        "setInterval(() => {}, 1000);",
+      ].join("\n"),
+    });
+    const host = spawn(
+      process.execPath,
+      ["--import", import.meta.resolve("tsx/esm"), path.join(workdir, "host.mts")],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    const grandchild = await new Promise<number>((resolve) =>
+      host.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))),
+    );
+    expect(await isAlive(grandchild)).toBe(true);
+    host.kill("SIGKILL");
+    await expect.poll(() => isAlive(grandchild), { timeout: 10_000 }).toBe(false);
+  });
+
   it("a command that does not exist is an error, not a crash", async () => {
     const workdir = await workdirWith();
     const run = await createRun({ workdir });

@@ -40,10 +40,23 @@ export interface TrackedProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/**
+ * The run's watchdog: a shell reading a pipe from this process. The pipe closes when this process ends however it
+ * ends — SIGKILL included — and the shell then kills every process still carrying the run's marker: the
+ * grandchildren a parent-death signal does not reach (a debuggee under its adapter, a daemonized descendant).
+ * At dispose it is killed first, silently: dispose ends the trees itself, gracefully.
+ */
+const WATCHDOG = `read -r _line
+for e in /proc/[0-9]*/environ; do
+  [ "$e" = "/proc/$$/environ" ] && continue
+  if grep -qzx "${RUN_MARKER}=$1" "$e" 2>/dev/null; then p="\${e#/proc/}"; kill -KILL "\${p%/environ}" 2>/dev/null; fi
+done`;
+
 export class ProcessTracker {
   readonly #live = new Map<number, TrackedProcess>();
   readonly #token = randomUUID();
   #closed = false;
+  #watchdog: ChildProcess | undefined;
 
   /** Spawns a child in its own process group, tracked until it exits. */
   spawn(label: string, command: string, args: readonly string[], options: SpawnOptions = {}): TrackedProcess {
@@ -51,6 +64,7 @@ export class ProcessTracker {
     if (!canExecute(command, options.env ?? process.env)) {
       throw new Error(`could not start ${label}: \`${command}\` did not start (not found or not executable)`);
     }
+    this.#watch();
     const env = { ...(options.env ?? process.env), [RUN_MARKER]: this.#token };
     // If this Node process dies without disposing (SIGKILL), its children get SIGTERM from the kernel: setpriv arms
     // the parent-death signal and then execs the command itself (same pid).
@@ -75,6 +89,24 @@ export class ProcessTracker {
     return tracked;
   }
 
+  /** Starts the watchdog once, on the first spawn (Linux: it reads /proc). */
+  #watch(): void {
+    if (this.#watchdog || process.platform !== "linux" || !existsSync("/bin/sh")) return;
+    // Without the marker itself, and in its own process group: a terminal's Ctrl-C to this process spares it.
+    const { [RUN_MARKER]: _, ...env } = process.env;
+    const watchdog = spawn("/bin/sh", ["-c", WATCHDOG, "runbound-watchdog", this.#token], {
+      stdio: ["pipe", "ignore", "ignore"],
+      detached: true,
+      env,
+    });
+    watchdog.on("error", () => undefined);
+    watchdog.stdin?.on("error", () => undefined);
+    // Neither the process nor its pipe keeps this process alive.
+    watchdog.unref();
+    (watchdog.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+    this.#watchdog = watchdog;
+  }
+
   running(): TrackedProcess[] {
     return [...this.#live.values()];
   }
@@ -86,6 +118,8 @@ export class ProcessTracker {
   /** Ends every tracked process tree, and any process that escaped its tree; no new process may start afterwards. */
   async killAll(graceMs?: number): Promise<void> {
     this.#closed = true;
+    this.#watchdog?.kill("SIGKILL");
+    this.#watchdog = undefined;
     await Promise.all([...this.#live.keys()].map((pid) => killTree(pid, graceMs)));
     const escaped = await processesMarked(RUN_MARKER, this.#token);
     if (escaped.length) await killAllOf(escaped, graceMs);
