@@ -17,7 +17,7 @@ import { createRun } from "../../src/index.js";
 import { ProcessTracker } from "../../src/proc/tracker.js";
 
 const STEPS = 30;
-const ROUNDS = 5;
+const ROUNDS = 9;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 
 export interface DebugBenchRow {
