@@ -238,6 +238,39 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
     ).toBe("[1]");
   });
 
+  it("debugpy: a PYTHONPATH and a sitecustomize of the user's own still apply to the program", async () => {
+    const workdir = await workdirWith({
+      "pyproject.toml": "",
+      "site_extra/sitecustomize.py": "import os\nos.environ['USER_SITECUSTOMIZE'] = 'ran'\n",
+      "site_extra/helper_mod.py": "VALUE = 7\n",
+      "app.py": "import os\nimport helper_mod\nvalue = helper_mod.VALUE\nprint(value)\n",
+    });
+    const userPath = path.join(workdir, "site_extra");
+    const before = process.env.PYTHONPATH;
+    // The adapter (and so the program) is spawned at launch with this process's environment.
+    process.env.PYTHONPATH = userPath;
+    try {
+      const run = track(
+        await createRun({ workdir, conversationId: "userpath", approver: "always", lsp: false }),
+      );
+      const client = await run.link({ surface: "full" });
+      const debug = (args: Record<string, unknown>) => call(client, "debug", args).then(textOf);
+      await debug({ operation: "breakpoints", file: "app.py", lines: [4] });
+      expect(await debug({ operation: "launch", program: "app.py" })).toMatch(
+        /Stopped \(breakpoint\).*app\.py:4/,
+      );
+      const value = async (expression: string) =>
+        (await debug({ operation: "evaluate", expression })).replace(/^.*? = /, "").replace(/ \(\w+\)$/, "");
+      expect(await value("value")).toBe("7");
+      expect(await value("os.environ.get('USER_SITECUSTOMIZE')")).toBe("'ran'");
+      expect(await value("os.environ.get('PYTHONPATH')")).toBe(`'${userPath}'`);
+      expect(await value("'RUNBOUND_ORIGINAL_PYTHONPATH' in os.environ")).toBe("False");
+    } finally {
+      if (before === undefined) delete process.env.PYTHONPATH;
+      else process.env.PYTHONPATH = before;
+    }
+  });
+
   it("debugpy runs in the project's own .venv when there is one, and adapters says which", async () => {
     const workdir = await workdirWith({ "app/pyproject.toml": "", "app/main.py": "x = 1\nprint(x)\n" });
     await symlink(path.resolve(import.meta.dirname, "../.venv"), path.join(workdir, "app/.venv"));
