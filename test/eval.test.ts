@@ -398,6 +398,41 @@ describe("eval: the host's console", () => {
       debug.mockRestore();
     }
   });
+
+  it("a harness tool reached through tool() keeps its console lines (they are not the kernel library's)", async () => {
+    const entries: LogEntry[] = [];
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    try {
+      const workdir = await workdirWith();
+      const run = track(
+        await createRun({ workdir, approver: "always", lsp: false, logger: (entry) => entries.push(entry) }),
+      );
+      run.registerTool(
+        defineTool({
+          name: "shout",
+          title: "shout",
+          tier: "read",
+          needs: [],
+          parallelSafe: true,
+          description: "logs a line and answers",
+          input: {},
+          output: { ok: z.boolean() },
+          run: async () => {
+            console.log("the harness tool's own line");
+            return { text: "shouted", structured: { ok: true } };
+          },
+        }),
+      );
+      const client = await run.link({ surface: "full" });
+      expect(
+        textOf(await call(client, "eval", { code: "print(tool('shout')['text'])", description: label })),
+      ).toBe("shouted");
+      expect(log.mock.calls).toContainEqual(["the harness tool's own line"]);
+      expect(entries.map((e) => e.message)).not.toContain("the harness tool's own line");
+    } finally {
+      log.mockRestore();
+    }
+  });
 });
 
 describe("eval: the Jupyter server dies under the run", () => {

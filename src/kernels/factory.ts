@@ -13,7 +13,7 @@ import { runboundHome } from "../home.js";
 import { type RunLogger, stderrLogger } from "../log.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { BRIDGE_PREFIX, type CellResult, runCell } from "./cell.js";
-import { withRunLogger } from "./library-console.js";
+import { outsideRunLogger, withRunLogger } from "./library-console.js";
 import { JupyterServer, type KernelSpecFile } from "./server.js";
 
 export type KernelLanguage = "python" | "javascript";
@@ -180,7 +180,8 @@ export class KernelFactory {
       bridge: async (request) => {
         try {
           const { name, args } = JSON.parse(request) as { name: string; args: Record<string, unknown> };
-          const reply = await bridge(name, args ?? {});
+          // The tools it reaches are not the kernel library: their console lines stay theirs.
+          const reply = await outsideRunLogger(() => bridge(name, args ?? {}));
           return JSON.stringify(
             reply.isError ? { error: reply.text } : { result: { text: reply.text, ...reply.structured } },
           );

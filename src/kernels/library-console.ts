@@ -43,3 +43,11 @@ export function withRunLogger<T>(logger: RunLogger, work: () => T): T {
   routeConsole();
   return current.run(logger, work);
 }
+
+/**
+ * Runs `work` outside that routing: for code that is not the library's but is called from its callbacks — a
+ * cell's tool() call runs the run's tools, a harness's among them, whose console lines are theirs to keep.
+ */
+export function outsideRunLogger<T>(work: () => T): T {
+  return current.exit(work);
+}
