@@ -121,6 +121,26 @@ describe("lsp faults (scripted server)", () => {
     await run.dispose();
     expect(await isAlive(pid)).toBe(false);
   });
+
+  it("a wait on a quiet server ends on time while the process makes garbage (deadlines a collection cannot drop)", async () => {
+    const { run, lsp } = await fakeRun("normal");
+    expect(textOf(await lsp({ action: "hover", ...at }))).toContain("fake hover");
+    const file = path.join(run.workdir, "a.fake");
+    const { client: server } = await run.resource("lsp")!.supervisor.clientFor(file, "a.fake");
+    // Measured: with AbortSignal.timeout inside AbortSignal.any, this churn let the timeout be collected and the
+    // wait (diagnostics on write with rust-analyzer) never ended.
+    // Garbage that lives a little (as a busy host's does), so that full collections run too.
+    const kept: number[][] = [];
+    const churn = setInterval(() => {
+      for (let i = 0; i < 200; i++) kept.push(new Array(1000).fill(i));
+      if (kept.length > 4000) kept.length = 0;
+    }, 2);
+    try {
+      for (let i = 0; i < 4; i++) expect(await server.settled(3000, 1200)).toBe(true);
+    } finally {
+      clearInterval(churn);
+    }
+  }, 40_000);
 });
 
 describe("lsp: why a server cannot serve, and bad input", () => {

@@ -25,6 +25,7 @@ import type {
 import { ToolError } from "../errors.js";
 import type { Resolved } from "../proc/binaries.js";
 import type { ProcessTracker, TrackedProcess } from "../proc/tracker.js";
+import { deadline } from "../signals.js";
 import type { ServerSpec } from "./catalog.js";
 
 export type ServerState = "starting" | "indexing" | "ready" | "crashed" | "stopped";
@@ -250,15 +251,23 @@ export class LspClient {
    * one to begin; then (at most `timeoutMs`) until none is active. Returns whether the server is idle.
    */
   async settled(timeoutMs: number, graceMs: number, signal?: AbortSignal): Promise<boolean> {
-    const deadline = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(signal ? [signal] : [])]);
-    if (this.#progress.size === 0) {
-      const grace = AbortSignal.any([AbortSignal.timeout(graceMs), deadline]);
-      while (this.#progress.size === 0 && !grace.aborted && this.state !== "crashed")
-        await this.changed(grace);
+    const until = deadline(timeoutMs, signal);
+    try {
+      if (this.#progress.size === 0) {
+        const grace = deadline(graceMs, until.signal);
+        try {
+          while (this.#progress.size === 0 && !grace.signal.aborted && this.state !== "crashed")
+            await this.changed(grace.signal);
+        } finally {
+          grace.dispose();
+        }
+      }
+      while (this.#progress.size > 0 && !until.signal.aborted && this.state !== "crashed")
+        await this.changed(until.signal);
+      return this.#progress.size === 0;
+    } finally {
+      until.dispose();
     }
-    while (this.#progress.size > 0 && !deadline.aborted && this.state !== "crashed")
-      await this.changed(deadline);
-    return this.#progress.size === 0;
   }
 
   /** shutdown + exit within a deadline; the process tree is ended by the caller (the supervisor's tracker). */

@@ -3,6 +3,7 @@
  * turns every way a question can end into an outcome — it never invents an answer.
  */
 import { errorMessage } from "../errors.js";
+import { deadline } from "../signals.js";
 import { type CardInput, checkReply, type QuestionOutcome, type QuestionPort } from "./card.js";
 
 export interface QuestionDeskOptions {
@@ -40,9 +41,10 @@ export class QuestionDesk {
       id: `${input.kind === "question" ? "q" : "p"}${this.#asked[input.kind]}`,
       space: this.space,
     };
-    const timeout = AbortSignal.timeout(this.timeoutMs);
+    // Aborted by the deadline or by the call's own signal (cancelled is told apart below).
+    const timeout = deadline(this.timeoutMs, signal);
     try {
-      const reply = await this.port.ask(card, AbortSignal.any([signal, timeout]));
+      const reply = await this.port.ask(card, timeout.signal);
       const problem = checkReply(card, reply);
       if (problem)
         return {
@@ -52,8 +54,10 @@ export class QuestionDesk {
       return reply;
     } catch (error) {
       if (signal.aborted) return { kind: "cancelled" };
-      if (timeout.aborted) return { kind: "timeout" };
+      if (timeout.signal.aborted) return { kind: "timeout" };
       return { kind: "unavailable", reason: `the question port failed: ${errorMessage(error)}` };
+    } finally {
+      timeout.dispose();
     }
   }
 }
