@@ -12,7 +12,11 @@ import { call, textOf, track, workdirWith } from "./helpers.js";
 
 const FAKE = path.resolve(import.meta.dirname, "fixtures/fake-lsp.mjs");
 
-async function fakeRun(mode: string, timeouts = { requestMs: 300, diagnosticsMs: 600, startMs: 10_000 }) {
+async function fakeRun(
+  mode: string,
+  timeouts = { requestMs: 300, diagnosticsMs: 600, startMs: 10_000 },
+  extra: Partial<ServerSpec> = {},
+) {
   const workdir = await workdirWith({ "fake.toml": "", "a.fake": "one\ntwo\n" });
   const log = path.join(workdir, "server.log");
   const fake: ServerSpec = {
@@ -24,6 +28,7 @@ async function fakeRun(mode: string, timeouts = { requestMs: 300, diagnosticsMs:
       { name: "fake-lsp", args: [FAKE, `--log=${log}`, `--mode=${mode}`], embedded: () => process.execPath },
     ],
     install: "it is a test fixture",
+    ...extra,
   };
   const run = track(await createRun({ workdir, approver: "always", lsp: { servers: [fake], timeouts } }));
   const client = await run.link({ surface: "full" });
@@ -120,6 +125,21 @@ describe("lsp faults (scripted server)", () => {
     expect(await isAlive(pid)).toBe(true);
     await run.dispose();
     expect(await isAlive(pid)).toBe(false);
+  });
+
+  it("a server that checks on save: the answer waits for this save's check; one whose check never begins is not fresh", async () => {
+    const timeouts = { requestMs: 300, diagnosticsMs: 3000, startMs: 10_000 };
+    const checked = await fakeRun("check-on-save", timeouts, { checkOnSaveMs: 1000 });
+    const edit = (client: typeof checked.client) =>
+      call(client, "edit", { path: "a.fake", old_string: "two", new_string: "three" });
+    const withCheck = textOf(await edit(checked.client));
+    expect(withCheck).toContain("found by the check");
+    expect(withCheck).not.toMatch(/stale|not begun/);
+    const unchecked = await fakeRun("normal", timeouts, { checkOnSaveMs: 300 });
+    const withoutCheck = textOf(await edit(unchecked.client));
+    expect(withoutCheck).toMatch(
+      /its check on save had not begun within 300 ms, so the checker's findings may be missing/,
+    );
   });
 
   it("a wait on a quiet server ends on time while the process makes garbage (deadlines a collection cannot drop)", async () => {

@@ -68,6 +68,8 @@ export class LspClient {
   /** Dynamic registrations by id (a server may unregister one id and keep another for the same method). */
   readonly #registrations = new Map<string, string>();
   readonly #progress = new Map<string | number, string>();
+  /** How many work-done progresses have begun: tells "a check began after the save" from "none came". */
+  progressBegun = 0;
   readonly #log: string[] = [];
   readonly #listeners = new Set<() => void>();
   #seq = 0;
@@ -196,14 +198,17 @@ export class LspClient {
   }
 
   /**
-   * Opens the file or sends its current content (didOpen, or didChange + didSave when it changed). Returns the
-   * version the server now has and the publish sequence before the sync (the baseline for push waits).
+   * Opens the file or sends its current content (didOpen, or didChange + didSave when it changed; `written`: the
+   * file was just written, so a first didOpen is followed by didSave too — a server's check on save must run for
+   * it). Returns the version the server now has, whether a save was sent, and the publish sequence before the sync
+   * (the baseline for push waits).
    */
   async sync(
     file: string,
     languageId: string,
     current?: string,
-  ): Promise<{ uri: string; version: number; changed: boolean; baseline: number }> {
+    written = false,
+  ): Promise<{ uri: string; version: number; changed: boolean; saved: boolean; baseline: number }> {
     const uri = pathToFileURL(file).href;
     // A source file read synchronously costs microseconds; fs.promises.readFile ~0.6 ms (measured), per call.
     const text = current ?? readFileSync(file, "utf8");
@@ -212,21 +217,27 @@ export class LspClient {
     if (!doc) {
       this.documents.set(uri, { uri, version: 1, text });
       await this.notify("textDocument/didOpen", { textDocument: { uri, languageId, version: 1, text } });
-      return { uri, version: 1, changed: true, baseline };
+      const saved = written && (await this.#save(uri, text));
+      return { uri, version: 1, changed: true, saved, baseline };
     }
-    if (doc.text === text) return { uri, version: doc.version, changed: false, baseline };
+    if (doc.text === text) return { uri, version: doc.version, changed: false, saved: false, baseline };
     doc.version += 1;
     doc.text = text;
     await this.notify("textDocument/didChange", {
       textDocument: { uri, version: doc.version },
       contentChanges: [{ text }],
     });
+    const saved = await this.#save(uri, text);
+    return { uri, version: doc.version, changed: true, saved, baseline };
+  }
+
+  /** didSave, when the server asked for it; whether it was sent. */
+  async #save(uri: string, text: string): Promise<boolean> {
     const save = this.capabilities.textDocumentSync;
-    if (typeof save === "object" && save.save) {
-      const includeText = typeof save.save === "object" && save.save.includeText;
-      await this.notify("textDocument/didSave", { textDocument: { uri }, ...(includeText ? { text } : {}) });
-    }
-    return { uri, version: doc.version, changed: true, baseline };
+    if (!(typeof save === "object" && save.save)) return false;
+    const includeText = typeof save.save === "object" && save.save.includeText;
+    await this.notify("textDocument/didSave", { textDocument: { uri }, ...(includeText ? { text } : {}) });
+    return true;
   }
 
   async close(uri: string): Promise<void> {
@@ -265,6 +276,36 @@ export class LspClient {
       while (this.#progress.size > 0 && !until.signal.aborted && this.state !== "crashed")
         await this.changed(until.signal);
       return this.#progress.size === 0;
+    } finally {
+      until.dispose();
+    }
+  }
+
+  /**
+   * After a save that starts a check (rust-analyzer's cargo check): waits up to `graceMs` for a work-done progress
+   * to begin after `begunBefore` (a count of progresses begun, taken before the save), then (within `timeoutMs`)
+   * until none is active. A check that began and ended before this call counts: no waiting for a second one.
+   */
+  async settledAfter(
+    begunBefore: number,
+    timeoutMs: number,
+    graceMs: number,
+    signal?: AbortSignal,
+  ): Promise<{ idle: boolean; began: boolean }> {
+    const until = deadline(timeoutMs, signal);
+    try {
+      if (this.progressBegun === begunBefore) {
+        const grace = deadline(graceMs, until.signal);
+        try {
+          while (this.progressBegun === begunBefore && !grace.signal.aborted && this.state !== "crashed")
+            await this.changed(grace.signal);
+        } finally {
+          grace.dispose();
+        }
+      }
+      while (this.#progress.size > 0 && !until.signal.aborted && this.state !== "crashed")
+        await this.changed(until.signal);
+      return { idle: this.#progress.size === 0, began: this.progressBegun !== begunBefore };
     } finally {
       until.dispose();
     }
@@ -367,7 +408,10 @@ export class LspClient {
         value: WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd;
       }) => {
         const value = params.value;
-        if (value.kind === "begin") this.#progress.set(params.token, value.title);
+        if (value.kind === "begin") {
+          this.#progress.set(params.token, value.title);
+          this.progressBegun += 1;
+        }
         if (value.kind === "end") this.#progress.delete(params.token);
         if (this.state === "ready" || this.state === "indexing")
           this.state = this.#progress.size ? "indexing" : "ready";

@@ -25,9 +25,31 @@ export async function diagnosticsOf(
   languageId: string,
   timeoutMs: number,
   signal?: AbortSignal,
+  /** The file was just written (diagnostics on write): a server's check on save runs for it even on first open. */
+  written = false,
 ): Promise<FileDiagnostics> {
-  const sync = await client.sync(file, languageId);
+  // Counted before the save: a check that begins after it is this write's check.
+  const begunBeforeSave = client.progressBegun;
+  const sync = await client.sync(file, languageId, undefined, written);
+  const grace = sync.saved ? (client.spec.checkOnSaveMs ?? 0) : 0;
   const deadline = Date.now() + timeoutMs;
+  /**
+   * A server that runs a checker on save (rust-analyzer: cargo check) publishes its own fast pass first: the
+   * answer is fresh only once this save's check has begun and ended. Why not, when it is not.
+   */
+  const awaitCheck = async (): Promise<string | undefined> => {
+    if (!grace) return undefined;
+    const { idle, began } = await client.settledAfter(
+      begunBeforeSave,
+      Math.max(0, deadline - Date.now()),
+      grace,
+      signal,
+    );
+    if (!began)
+      return `its check on save had not begun within ${grace} ms, so the checker's findings may be missing`;
+    if (!idle) return `its check on save did not finish within ${timeoutMs} ms`;
+    return undefined;
+  };
   const pull = async (): Promise<FileDiagnostics> => {
     try {
       const report = await client.request<DocumentDiagnosticReport>(
@@ -37,12 +59,9 @@ export async function diagnosticsOf(
         signal,
       );
       const pulled = report.kind === "full" ? report.items : [];
-      // A server that also runs a checker on save (rust-analyzer: cargo check) pulls only its own fast pass and
-      // pushes the checker's findings later: wait for that check, then take both.
-      const grace = sync.changed ? (client.spec.checkOnSaveMs ?? 0) : 0;
-      if (grace && !(await client.settled(Math.max(0, deadline - Date.now()), grace, signal))) {
-        return notFresh(client, file, pulled, `its check on save did not finish within ${timeoutMs} ms`);
-      }
+      // The pull answers the fast pass; the checker's findings are pushed: wait for the check, then take both.
+      const missing = await awaitCheck();
+      if (missing) return notFresh(client, file, pulled, missing);
       const pushed = client.pushed.get(sync.uri);
       const alsoPushed =
         pushed && (pushed.version === undefined || pushed.version === sync.version) ? pushed.items : [];
@@ -71,13 +90,15 @@ export async function diagnosticsOf(
         if (pushed.version !== undefined && pushed.version === sync.version) {
           // A publish made while the server is still loading the workspace, or before the check it runs on save,
           // is not its last word: wait for that work to end.
-          const grace = sync.changed ? (client.spec.checkOnSaveMs ?? 0) : 0;
+          const missing = await awaitCheck();
           if (
-            (client.progressTitles.length || grace) &&
-            !(await client.settled(Math.max(0, deadline - Date.now()), grace, signal))
+            !grace &&
+            client.progressTitles.length &&
+            !(await client.settled(Math.max(0, deadline - Date.now()), 0, signal))
           )
             break;
           const latest = client.pushed.get(sync.uri) ?? pushed;
+          if (missing) return notFresh(client, file, latest.items, missing);
           return { file, items: meaningful(latest.items), freshness: "fresh" };
         }
         if (pushed.version === undefined && (pushed.seq > sync.baseline || !sync.changed)) {

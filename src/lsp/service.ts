@@ -373,7 +373,7 @@ export class Lsp {
   }
 
   /** The file's server, and its fresh (or honestly not fresh) diagnostics. */
-  async #diagnosticsOf(confined: { real: string; rel: string }, signal: AbortSignal) {
+  async #diagnosticsOf(confined: { real: string; rel: string }, signal: AbortSignal, written = false) {
     const { client, languageId } = await this.supervisor.clientFor(confined.real, confined.rel);
     const found = await diagnosticsOf(
       client,
@@ -381,6 +381,7 @@ export class Lsp {
       languageId,
       this.supervisor.timeouts.diagnosticsMs,
       signal,
+      written,
     );
     return { client, found };
   }
@@ -485,7 +486,7 @@ export class Lsp {
           return undefined;
         }
         try {
-          const { client, found } = await this.#diagnosticsOf(confined, signal);
+          const { client, found } = await this.#diagnosticsOf(confined, signal, true);
           return {
             rel: confined.rel,
             server: client.spec.id,
