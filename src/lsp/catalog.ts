@@ -118,9 +118,9 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
       // Loading the cargo workspace and the sysroot takes seconds cold; answers meanwhile are empty.
       warmupMs: 10_000,
       // Type errors (E0599, E0308, …) come from the cargo check it runs on save, after its native diagnostics. Under
-      // load the check began more than 1.5 s after the save (a full test run missed an error); the wait ends as soon
-      // as it begins, so a longer bound costs only when no check comes.
-      checkOnSaveMs: 4000,
+      // load the check began more than 4 s after the save (a full test run, two CPUs); the wait ends as soon as a
+      // check begun after the save has ended, so a longer bound costs only when no check comes (then: stale).
+      checkOnSaveMs: 8000,
       install: "rustup component add rust-analyzer",
     },
     {
