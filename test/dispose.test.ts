@@ -129,12 +129,16 @@ describe("run.dispose()", () => {
     expect(textOf(await pending)).toBe("wait was stopped: the run ended (disposed) before it finished.");
   });
 
-  it("children die with the Node process even when it is killed with SIGKILL (no dispose)", async () => {
+  /**
+   * A host process that spawns through a ProcessTracker (`spawnLine`, code using `tracker`) and prints one pid; the
+   * test SIGKILLs the host (no dispose) and the printed process must die anyway.
+   */
+  async function diesWithKilledHost(spawnLine: string): Promise<void> {
     const workdir = await workdirWith({
       "host.mts": [
         `import { ProcessTracker } from ${JSON.stringify(new URL("../src/proc/tracker.ts", import.meta.url).href)};`,
-        "const tracked = new ProcessTracker().spawn('sleeper', 'sleep', ['300'], { stdio: 'ignore' });",
-        "console.log(tracked.pid);",
+        "const tracker = new ProcessTracker();",
+        spawnLine,
         "setInterval(() => {}, 1000);",
       ].join("\n"),
     });
@@ -149,28 +153,19 @@ describe("run.dispose()", () => {
     expect(await isAlive(pid)).toBe(true);
     host.kill("SIGKILL");
     await expect.poll(() => isAlive(pid), { timeout: 10_000 }).toBe(false);
+  }
+
+  it("children die with the Node process even when it is killed with SIGKILL (no dispose)", async () => {
+    await diesWithKilledHost(
+      "console.log(tracker.spawn('sleeper', 'sleep', ['300'], { stdio: 'ignore' }).pid);",
+    );
   });
 
   it("…and so do their descendants that left the tree (setsid), through the run's watchdog", async () => {
-    const workdir = await workdirWith({
-      "host.mts": [
-        `import { ProcessTracker } from ${JSON.stringify(new URL("../src/proc/tracker.ts", import.meta.url).href)};`,
-        // The child prints the pid of a grandchild in a session of its own: no parent-death signal reaches it.
-        "new ProcessTracker().spawn('tree', 'sh', ['-c', 'setsid sleep 300 & echo $!; exec sleep 300'], { stdio: ['ignore', 'inherit', 'ignore'] });",
-        "setInterval(() => {}, 1000);",
-      ].join("\n"),
-    });
-    const host = spawn(
-      process.execPath,
-      ["--import", import.meta.resolve("tsx/esm"), path.join(workdir, "host.mts")],
-      { stdio: ["ignore", "pipe", "inherit"] },
+    // The child prints the pid of a grandchild in a session of its own: no parent-death signal reaches it.
+    await diesWithKilledHost(
+      "tracker.spawn('tree', 'sh', ['-c', 'setsid sleep 300 & echo $!; exec sleep 300'], { stdio: ['ignore', 'inherit', 'ignore'] });",
     );
-    const grandchild = await new Promise<number>((resolve) =>
-      host.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim()))),
-    );
-    expect(await isAlive(grandchild)).toBe(true);
-    host.kill("SIGKILL");
-    await expect.poll(() => isAlive(grandchild), { timeout: 10_000 }).toBe(false);
   });
 
   it("a command that does not exist is an error, not a crash", async () => {
