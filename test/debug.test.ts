@@ -236,6 +236,9 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
         "sorted({s.getsockopt(6, 1) for s in __import__('gc').get_objects() if type(s).__name__ == 'socket' and s.fileno() >= 0 and s.type == 1})",
       ),
     ).toBe("[1]");
+    // Nothing of it reaches the program's streams: its output is its own.
+    await debug({ operation: "continue" });
+    expect(await debug({ operation: "output" })).toBe("1\n");
   });
 
   it("debugpy: a PYTHONPATH and a sitecustomize of the user's own still apply to the program", async () => {
@@ -265,6 +268,9 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
       expect(await value("os.environ.get('USER_SITECUSTOMIZE')")).toBe("'ran'");
       expect(await value("os.environ.get('PYTHONPATH')")).toBe(`'${userPath}'`);
       expect(await value("'RUNBOUND_ORIGINAL_PYTHONPATH' in os.environ")).toBe("False");
+      expect(await value("__import__('sys').modules['sitecustomize'].__file__")).toBe(
+        `'${path.join(userPath, "sitecustomize.py")}'`,
+      );
     } finally {
       if (before === undefined) delete process.env.PYTHONPATH;
       else process.env.PYTHONPATH = before;

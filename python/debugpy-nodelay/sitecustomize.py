@@ -64,10 +64,13 @@ class _NoDelayOnPydevdSocket(importlib.abc.MetaPathFinder):
 _restore_environment()
 sys.meta_path.insert(0, _NoDelayOnPydevdSocket())
 
-# The environment's own sitecustomize, found now that this folder is off sys.path.
-del sys.modules[__name__]
+# The environment's own sitecustomize, found now that this folder is off sys.path. The import system reads
+# sys.modules["sitecustomize"] back after this file runs: it must hold that one, or this one when there is none
+# (an empty entry prints "Error in sitecustomize … KeyError" into the program's stderr).
+_this = sys.modules.pop(__name__)
 try:
     importlib.import_module("sitecustomize")
 except ImportError as error:
+    sys.modules[__name__] = _this
     if error.name != "sitecustomize":
         raise
