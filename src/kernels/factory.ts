@@ -158,11 +158,7 @@ export class KernelFactory {
   }
 
   async #run(
-    code: string,
-    language: KernelLanguage,
-    reset: boolean,
-    bridge: Bridge,
-    signal: AbortSignal,
+    ...[code, language, reset, bridge, signal]: Parameters<KernelFactory["run"]>
   ): Promise<CellOutcome> {
     let restarted = false;
     if (reset) {
