@@ -6,6 +6,7 @@ export type {
   Approver,
   ApproverOption,
 } from "./approvals.js";
+export type { GrammarOptions } from "./ast/engine.js";
 export { ToolError } from "./errors.js";
 export type { KernelOptions, Sandbox } from "./kernels/factory.js";
 export { type LogEntry, type LogLevel, type RunLogger, stderrLogger } from "./log.js";

@@ -8,7 +8,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { linkPrivately, type PrivateLink } from "../transport/link.js";
 import { ApprovalGate, type ApproverOption } from "./approvals.js";
-import { AstEngine } from "./ast/engine.js";
+import { AstEngine, type GrammarOptions } from "./ast/engine.js";
 import { type DebugOptions, DebugSupervisor } from "./dap/supervisor.js";
 import { errorMessage } from "./errors.js";
 import { FileStore } from "./files/store.js";
@@ -58,7 +58,7 @@ export interface RunOptions {
   /** The debug-session supervisor (needs conversationId). Default true. */
   readonly debug?: boolean | DebugOptions;
   /** The grammar bundle (ast_grep, ast_edit, resolve). Default true. */
-  readonly grammars?: boolean;
+  readonly grammars?: boolean | GrammarOptions;
   /** Language servers (lsp, lsp_rename, diagnostics on write). Default true; no server starts until needed. */
   readonly lsp?: boolean | LspOptions;
   /** A port to a person (+ target space): wires ask_user, and permission cards when no approver is given. */
@@ -116,7 +116,11 @@ export class Run {
     this.conversationId = options.conversationId;
     if (options.conversationId) this.#resources.conversation = options.conversationId;
     if (options.files !== false) this.#resources.files = new FileStore(workdir);
-    if (options.grammars !== false) this.#resources.grammars = new AstEngine(workdir);
+    if (options.grammars !== false)
+      this.#resources.grammars = new AstEngine(
+        workdir,
+        typeof options.grammars === "object" ? options.grammars : {},
+      );
     if (options.vibe) {
       // Workers' calls go through the same gate as the model's, but say who made them (approval cards show it).
       this.#resources.vibe = new WorkerPool(workdir, this.processes, options.vibe, (surface) =>

@@ -3,6 +3,7 @@
  * discard (resolve). Staged edits belong to the run and die with it.
  */
 import { statSync } from "node:fs";
+import { totalmem } from "node:os";
 import path from "node:path";
 import { ensureGrammars, GRAMMARS, type Grammar, grammarById, grammarForFile } from "../../grammars/index.js";
 import { ToolError } from "../errors.js";
@@ -10,9 +11,10 @@ import { commitChanges } from "../files/commit.js";
 import { confine, toPosix } from "../files/paths.js";
 import { plural } from "../files/text.js";
 import { type CompiledPattern, compilePattern } from "./compile.js";
-import { SearchPool } from "./pool.js";
+import { SearchPool, WORKERS } from "./pool.js";
 import { renderRewrite, templateNames } from "./rewrite.js";
-import { type AstMatch, type FileMatches, type FileRef, searchFiles } from "./search.js";
+import { type AstMatch, type FileMatches, type FileRef, type SearchPlace, searchFiles } from "./search.js";
+import { TreeCache } from "./tree-cache.js";
 import { sourceFiles } from "./walk.js";
 
 export interface ScopeArgs {
@@ -36,15 +38,39 @@ interface StagedEdit {
 
 const MAX_PREVIEW = 12;
 
+export interface GrammarOptions {
+  /**
+   * Megabytes of parsed trees the run keeps between searches (split among its search workers), so that searching
+   * the same files again skips parsing; a tree is reused only while its file's text is unchanged. 0 keeps none.
+   * Default: 512, or a sixteenth of the machine's memory when that is less.
+   */
+  readonly treeCacheMB?: number;
+}
+
+/** What a search cost: files parsed now, files whose tree an earlier search kept. */
+export interface SearchCost {
+  readonly parsed: number;
+  readonly reused: number;
+}
+
 export class AstEngine {
   readonly #workdir: string;
   readonly #staged = new Map<string, StagedEdit>();
-  readonly #pool = new SearchPool();
+  readonly #pool: SearchPool;
+  readonly #trees: TreeCache;
+  #searches = 0;
   readonly #ended = new Map<string, string>();
   #next = 1;
 
-  constructor(workdir: string) {
+  constructor(workdir: string, options: GrammarOptions = {}) {
     this.#workdir = workdir;
+    const mb = options.treeCacheMB ?? Math.min(512, Math.floor(totalmem() / 16 / 2 ** 20));
+    if (!Number.isFinite(mb) || mb < 0)
+      throw new TypeError(`grammars.treeCacheMB must be a number of megabytes ≥ 0, got ${mb}`);
+    // One share per search worker and one for the calling thread (which searches a few files itself).
+    const share = (mb * 2 ** 20) / (WORKERS + 1);
+    this.#pool = new SearchPool(share);
+    this.#trees = new TreeCache(share);
     ensureGrammars();
   }
 
@@ -104,7 +130,7 @@ export class AstEngine {
 
   async search(args: ScopeArgs & { max_results?: number | undefined }, signal: AbortSignal) {
     const { grammar, files, where, compiled } = await this.#scope(args);
-    const outcome = await searchFiles(files, grammar, compiled, signal, this.#pool, false);
+    const outcome = await searchFiles(files, grammar, compiled, signal, this.#place(), false);
     const all = outcome.files.flatMap((f) => f.matches);
     const limit = args.max_results ?? 50;
     const shown = all.slice(0, limit);
@@ -112,9 +138,10 @@ export class AstEngine {
     const scope = `${plural(outcome.searched, `${grammar.id} file`)} under ${where}`;
     const header = all.length
       ? `${plural(all.length, "match", "matches")} in ${plural(outcome.files.length, "file")} (${all.length > shown.length ? `showing ${shown.length} of ${all.length}; ` : ""}searched ${scope}; ${how}):`
-      : `No matches in ${scope} (${how}; ${outcome.parsed} of them contain its words and were parsed).`;
+      : `No matches in ${scope} (${how}; ${outcome.parsed + outcome.reused} of them contain its words and were matched structurally).`;
     const rows = shown.map((m) => `${m.path}:${m.line}  ${snippet(m.text)}${captureLine(m)}`);
     return {
+      cost: { parsed: outcome.parsed, reused: outcome.reused } satisfies SearchCost,
       text: [header, ...rows].join("\n"),
       structured: {
         language: grammar.id,
@@ -144,7 +171,7 @@ export class AstEngine {
         `\`rewrite\` uses ${unknown.map((n) => `$${n}`).join(", ")}, which the pattern does not bind (it binds ${[...bound].map((n) => `$${n}`).join(", ") || "nothing"}). Nothing was staged.`,
       );
     }
-    const outcome = await searchFiles(files, grammar, compiled, signal, this.#pool, true);
+    const outcome = await searchFiles(files, grammar, compiled, signal, this.#place(), true);
     const staged: StagedFile[] = [];
     const overlaps: string[] = [];
     const preview: string[] = [];
@@ -167,6 +194,7 @@ export class AstEngine {
     const how = `the pattern parsed as ${describeRung(compiled)}`;
     if (replacements === 0) {
       return {
+        cost: { parsed: outcome.parsed, reused: outcome.reused } satisfies SearchCost,
         text: `No matches in ${plural(outcome.searched, `${grammar.id} file`)} under ${where} (${how}); nothing was staged.`,
         structured: { edit_id: null, replacements: 0, files: [], overlaps },
       };
@@ -187,6 +215,7 @@ export class AstEngine {
         : []),
     ];
     return {
+      cost: { parsed: outcome.parsed, reused: outcome.reused } satisfies SearchCost,
       text: lines.join("\n"),
       structured: {
         edit_id: id,
@@ -248,9 +277,14 @@ export class AstEngine {
     };
   }
 
-  /** Ends the search workers; staged edits die with the run. */
+  #place(): SearchPlace {
+    return { pool: this.#pool, trees: this.#trees, search: ++this.#searches };
+  }
+
+  /** Ends the search workers and drops the kept trees; staged edits die with the run. */
   async dispose(): Promise<void> {
     this.#staged.clear();
+    this.#trees.clear();
     await this.#pool.dispose();
   }
 

@@ -1,5 +1,8 @@
-/** Turning an ast-grep node into a match the tools report — shared by the main thread and the search workers. */
-import type { SgNode } from "@ast-grep/napi";
+/** Matching one file and turning ast-grep's nodes into the matches the tools report — shared by the main thread and
+ * the search workers. */
+import { readFileSync } from "node:fs";
+import type { NapiConfig, SgNode } from "@ast-grep/napi";
+import type { TreeCache } from "./tree-cache.js";
 
 export interface AstMatch {
   readonly path: string;
@@ -49,4 +52,41 @@ export function toMatch(rel: string, text: string, node: SgNode, spec: MatchSpec
 /** A file lacking one of the pattern's words cannot match: it is never parsed (parsing is the whole cost). */
 export function mayMatch(text: string, spec: MatchSpec): boolean {
   return spec.literals.every((word) => text.includes(word));
+}
+
+export interface FileRef {
+  readonly abs: string;
+  readonly rel: string;
+}
+
+export interface FileMatches {
+  readonly file: FileRef;
+  readonly text: string;
+  readonly matches: AstMatch[];
+}
+
+/** What one file cost: nothing (unreadable, or lacking the pattern's words), a reused tree, or a parse. */
+export type FileCost = "skipped" | "reused" | "parsed";
+
+/** Reads, prefilters and matches one file; `search` names the search, for the tree cache's eviction. */
+export function matchFile(
+  file: FileRef,
+  lang: string,
+  rule: NapiConfig,
+  spec: MatchSpec,
+  trees: TreeCache,
+  search: number,
+): { cost: FileCost; found?: FileMatches } {
+  let text: string;
+  try {
+    text = readFileSync(file.abs, "utf8");
+  } catch {
+    return { cost: "skipped" };
+  }
+  if (!mayMatch(text, spec)) return { cost: "skipped" };
+  const { root, reused } = trees.tree(lang, file.abs, text, search);
+  const nodes = root.root().findAll(rule);
+  const cost = reused ? "reused" : "parsed";
+  if (!nodes.length) return { cost };
+  return { cost, found: { file, text, matches: nodes.map((n) => toMatch(file.rel, text, n, spec)) } };
 }

@@ -1,67 +1,65 @@
 /**
  * Structural search over files: a literal prefilter (a file lacking one of the pattern's words is never parsed —
- * parsing is the whole cost), then parsing and matching — on the calling thread for a few files, on the run's
- * search workers (one per core) for more.
+ * parsing is most of the cost), trees kept from earlier searches when the text is unchanged, then matching — on
+ * the calling thread for a few files, on the run's search workers (one per core) for more.
  */
-import { readFileSync } from "node:fs";
-import { parse } from "@ast-grep/napi";
 import type { Grammar } from "../../grammars/index.js";
 import type { CompiledPattern } from "./compile.js";
-import { mayMatch, toMatch } from "./match.js";
-import type { FileMatches, FileRef, SearchPool } from "./pool.js";
+import { type FileMatches, type FileRef, matchFile } from "./match.js";
+import type { SearchPool } from "./pool.js";
+import type { TreeCache } from "./tree-cache.js";
 
-export type { AstMatch } from "./match.js";
-export type { FileMatches, FileRef } from "./pool.js";
+export type { AstMatch, FileMatches, FileRef } from "./match.js";
 
 export interface SearchOutcome {
   readonly files: FileMatches[];
   readonly searched: number;
+  /** Files whose tree was parsed by this search, and files whose tree an earlier search had kept. */
   readonly parsed: number;
+  readonly reused: number;
 }
 
 /** Below this many files the workers' hand-off costs more than it saves. */
 const LOCAL_LIMIT = 64;
+
+export interface SearchPlace {
+  readonly pool: SearchPool;
+  /** The calling thread's own trees (for searches of a few files). */
+  readonly trees: TreeCache;
+  /** A number per search, for the tree caches' eviction. */
+  readonly search: number;
+}
 
 export async function searchFiles(
   files: readonly FileRef[],
   grammar: Grammar,
   compiled: CompiledPattern,
   signal: AbortSignal,
-  pool: SearchPool,
+  place: SearchPlace,
   withText: boolean,
 ): Promise<SearchOutcome> {
-  let found: FileMatches[];
-  let parsed: number;
+  let found: FileMatches[] = [];
+  let parsed = 0;
+  let reused = 0;
   if (files.length <= LOCAL_LIMIT) {
-    ({ found, parsed } = searchHere(files, grammar, compiled, signal));
+    for (const file of files) {
+      signal.throwIfAborted();
+      const one = matchFile(file, grammar.lang, compiled.rule, compiled, place.trees, place.search);
+      if (one.cost === "parsed") parsed++;
+      else if (one.cost === "reused") reused++;
+      if (one.found) found.push(one.found);
+    }
   } else {
-    ({ found, parsed } = await pool.search(grammar.lang, compiled.rule, compiled, files, withText, signal));
+    ({ found, parsed, reused } = await place.pool.search(
+      place.search,
+      grammar.lang,
+      compiled.rule,
+      compiled,
+      files,
+      withText,
+      signal,
+    ));
   }
   found.sort((a, b) => a.file.rel.localeCompare(b.file.rel));
-  return { files: found, searched: files.length, parsed };
-}
-
-function searchHere(
-  files: readonly FileRef[],
-  grammar: Grammar,
-  compiled: CompiledPattern,
-  signal: AbortSignal,
-) {
-  const found: FileMatches[] = [];
-  let parsed = 0;
-  for (const file of files) {
-    signal.throwIfAborted();
-    let text: string;
-    try {
-      text = readFileSync(file.abs, "utf8");
-    } catch {
-      continue;
-    }
-    if (!mayMatch(text, compiled)) continue;
-    parsed++;
-    const nodes = parse(grammar.lang, text).root().findAll(compiled.rule);
-    if (nodes.length)
-      found.push({ file, text, matches: nodes.map((node) => toMatch(file.rel, text, node, compiled)) });
-  }
-  return { found, parsed };
+  return { files: found, searched: files.length, parsed, reused };
 }

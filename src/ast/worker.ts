@@ -1,33 +1,25 @@
 /**
- * A search worker: reads, prefilters, parses and matches a share of the files on its own core, and sends back the
- * files that matched (with their text, which the match offsets refer to).
+ * A search worker: reads, prefilters, parses and matches a share of the files on its own core, keeping the trees it
+ * parsed for the run's next searches, and sends back the files that matched (with their text when asked, which the
+ * match offsets refer to).
  */
-import { readFileSync } from "node:fs";
-import { parentPort } from "node:worker_threads";
-import { parse } from "@ast-grep/napi";
+import { parentPort, workerData } from "node:worker_threads";
 import { ensureGrammars } from "../../grammars/index.js";
-import { mayMatch, toMatch } from "./match.js";
+import { matchFile } from "./match.js";
 import type { SearchTask, SearchTaskResult } from "./pool.js";
+import { TreeCache } from "./tree-cache.js";
 
 ensureGrammars();
+const trees = new TreeCache((workerData as { treeBudget: number }).treeBudget);
 
 parentPort?.on("message", (task: SearchTask) => {
-  const result: SearchTaskResult = { id: task.id, files: [], parsed: 0 };
+  const result: SearchTaskResult = { id: task.id, files: [], parsed: 0, reused: 0 };
   try {
     for (const file of task.files) {
-      let text: string;
-      try {
-        text = readFileSync(file.abs, "utf8");
-      } catch {
-        continue;
-      }
-      if (!mayMatch(text, task.spec)) continue;
-      result.parsed++;
-      const nodes = parse(task.lang, text).root().findAll(task.rule);
-      if (nodes.length) {
-        const matches = nodes.map((n) => toMatch(file.rel, text, n, task.spec));
-        result.files.push({ file, text: task.withText ? text : "", matches });
-      }
+      const { cost, found } = matchFile(file, task.lang, task.rule, task.spec, trees, task.search);
+      if (cost === "parsed") result.parsed++;
+      else if (cost === "reused") result.reused++;
+      if (found) result.files.push(task.withText ? found : { ...found, text: "" });
     }
   } catch (error) {
     result.error = (error as Error).message;
