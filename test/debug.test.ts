@@ -122,7 +122,7 @@ for (const c of CASES) {
       );
     });
 
-    it("step_over stays in the frame; step_out returns to the caller", async () => {
+    it("step_over stays in the frame; step_out returns to the caller; no event waiter is left behind", async () => {
       const over = await debug({ operation: "step_over" });
       expect(over.structuredContent).toMatchObject({ state: "stopped" });
       const line = (over.structuredContent as { location: { line: number } }).location.line;
@@ -132,6 +132,8 @@ for (const c of CASES) {
       expect((out.structuredContent as { location: { line: number } }).location.line).toBeGreaterThanOrEqual(
         c.callLine,
       );
+      // Each stop waits for "stopped" or "terminated"; the one that did not come is withdrawn with its timer.
+      expect(run.resource("debug")!.running!.waiting).toBe(0);
     });
 
     it("continue runs to the end; output has the program's stdout; terminate leaves nothing running", async () => {

@@ -86,33 +86,51 @@ export class DapClient {
 
   /**
    * Registers a waiter for an event now (before the action that causes it is sent, so it cannot be missed) and
-   * returns its promise.
+   * returns its promise. `withdraw` aborting removes it (with its timer) and rejects it with the abort's reason.
    */
   waitFor(
     event: string,
     timeoutMs: number,
     accept: (e: DebugProtocol.Event) => boolean = () => true,
+    withdraw?: AbortSignal,
   ): Promise<DebugProtocol.Event> {
     if (this.#closed) return Promise.reject(new Error(this.#closed));
+    if (withdraw?.aborted) return Promise.reject(withdraw.reason);
     return new Promise((resolve, reject) => {
+      const settle = () => {
+        clearTimeout(timer);
+        withdraw?.removeEventListener("abort", onWithdraw);
+      };
       const timer = setTimeout(() => {
         this.#waiters.delete(waiter);
+        settle();
         reject(new DapTimeout(`no ${event} event within ${timeoutMs} ms`));
       }, timeoutMs);
+      const onWithdraw = () => {
+        this.#waiters.delete(waiter);
+        settle();
+        reject(withdraw!.reason);
+      };
       const waiter: EventWaiter = {
         event,
         accept,
         resolve: (e) => {
-          clearTimeout(timer);
+          settle();
           resolve(e);
         },
         reject: (e) => {
-          clearTimeout(timer);
+          settle();
           reject(e);
         },
       };
       this.#waiters.add(waiter);
+      withdraw?.addEventListener("abort", onWithdraw, { once: true });
     });
+  }
+
+  /** Event waiters still registered (each holds a timer). */
+  get waiting(): number {
+    return this.#waiters.size;
   }
 
   close(reason: string): void {

@@ -56,6 +56,8 @@ const OUTPUT_LIMIT = 64 * 1024;
 const MAX_FRAMES = 30;
 const MAX_CHILDREN = 50;
 const MAX_VALUE = 400;
+/** The reason a stop waiter is withdrawn with: made once (an abort's default DOMException costs a stack each step). */
+const WITHDRAWN = new Error("the other event came first");
 
 export class DebugSession {
   readonly spec: AdapterSpec;
@@ -444,11 +446,20 @@ export class DebugSession {
 
   /** The next stop, exit or termination, registered before the request that causes it. */
   #nextStop(timeoutMs: number): Promise<"stopped" | "exited" | "running"> {
-    const stopped = this.#client.waitFor("stopped", timeoutMs).then(() => "stopped" as const);
-    const ended = this.#client.waitFor("terminated", timeoutMs).then(() => "exited" as const);
-    return Promise.any([stopped, ended]).catch(() =>
-      this.#client.closed ? ("exited" as const) : ("running" as const),
-    );
+    // Whichever comes first settles it and the other waiter is withdrawn: left alone, every step left a
+    // "terminated" waiter and its timer behind for the whole deadline, and each event scanned them all.
+    const settled = new AbortController();
+    const wait = (event: string) => this.#client.waitFor(event, timeoutMs, undefined, settled.signal);
+    const stopped = wait("stopped").then(() => "stopped" as const);
+    const ended = wait("terminated").then(() => "exited" as const);
+    return Promise.any([stopped, ended])
+      .catch(() => (this.#client.closed ? ("exited" as const) : ("running" as const)))
+      .finally(() => settled.abort(WITHDRAWN));
+  }
+
+  /** Event waiters still registered with the adapter's client (for tests: none between calls). */
+  get waiting(): number {
+    return this.#client.waiting;
   }
 
   async #settle(next: Promise<"stopped" | "exited" | "running">): Promise<StopReport> {
