@@ -3,7 +3,8 @@
  * step. `debug`'s step answers with where it stopped, the frames and the locals; the raw baseline is measured both
  * as the same information (next + stopped + stackTrace + scopes + variables) and as the bare step (next +
  * stopped). For debugpy also against debugpy as shipped (no TCP_NODELAY on pydevd's socket: every request waits
- * ~44 ms on Nagle). Rounds alternate between the sides so that machine noise falls on both alike.
+ * ~44 ms on Nagle). In each round every side is launched, then the sides step in turn, one step each, so that
+ * machine noise falls on all of them alike.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -98,9 +99,17 @@ export async function benchDebug(): Promise<DebugBenchRow[]> {
       const raw: Samples = { launch: [], step: [], stepFull: [] };
       const shipped: Samples = { launch: [], step: [], stepFull: [] };
       for (let round = 0; round < ROUNDS; round++) {
-        await oursRound(c, dir, ours);
-        await rawRound(c, dir, raw, false);
-        if (c.adapter === "debugpy") await rawRound(c, dir, shipped, true);
+        // Both sides are launched, then their steps alternate one by one, so this machine's drifts in speed (a third
+        // between runs, seen) fall on both alike.
+        const sides: Side[] = [];
+        try {
+          sides.push(await openOurs(c, dir, ours));
+          sides.push(await openRaw(c, dir, raw, false));
+          if (c.adapter === "debugpy") sides.push(await openRaw(c, dir, shipped, true));
+          for (let i = 0; i < STEPS; i++) for (const side of sides) await side.step();
+        } finally {
+          for (const side of sides) await side.close();
+        }
       }
       rows.push({
         name: `${c.adapter} launch → first stop`,
@@ -135,8 +144,13 @@ export async function benchDebug(): Promise<DebugBenchRow[]> {
   return rows;
 }
 
+interface Side {
+  step(): Promise<void>;
+  close(): Promise<void>;
+}
+
 /** Through runbound: a linked client calling `debug`. */
-async function oursRound(c: Case, dir: string, into: Samples): Promise<void> {
+async function openOurs(c: Case, dir: string, into: Samples): Promise<Side> {
   const run = await createRun({ workdir: dir, conversationId: "bench", approver: "always", lsp: false });
   try {
     const client = await run.link({ surface: "full" });
@@ -144,20 +158,24 @@ async function oursRound(c: Case, dir: string, into: Samples): Promise<void> {
       name: "debug",
       arguments: { operation: "breakpoints", file: c.file, lines: [c.line] },
     });
-    let start = performance.now();
+    const start = performance.now();
     await client.callTool({ name: "debug", arguments: { operation: "launch", program: c.program } });
     into.launch.push(performance.now() - start);
     await client.callTool({
       name: "debug",
       arguments: { operation: "breakpoints", file: c.file, lines: [] },
     });
-    for (let i = 0; i < STEPS; i++) {
-      start = performance.now();
-      await client.callTool({ name: "debug", arguments: { operation: "step_over" } });
-      into.step.push(performance.now() - start);
-    }
-  } finally {
+    return {
+      step: async () => {
+        const start = performance.now();
+        await client.callTool({ name: "debug", arguments: { operation: "step_over" } });
+        into.step.push(performance.now() - start);
+      },
+      close: () => run.dispose(),
+    };
+  } catch (error) {
     await run.dispose();
+    throw error;
   }
 }
 
@@ -166,7 +184,7 @@ async function oursRound(c: Case, dir: string, into: Samples): Promise<void> {
  * The clock starts before the adapter is spawned, as runbound's does. `asShipped` (debugpy): launched without
  * runbound's TCP_NODELAY environment for the program — what every other client gets.
  */
-async function rawRound(c: Case, dir: string, into: Samples, asShipped: boolean): Promise<void> {
+async function openRaw(c: Case, dir: string, into: Samples, asShipped: boolean): Promise<Side> {
   const spec = ADAPTERS.find((a) => a.id === c.adapter)!;
   const resolved = spec.resolve(dir, dir);
   if ("missing" in resolved) throw new Error(`${c.adapter}: ${resolved.missing}`);
@@ -175,7 +193,7 @@ async function rawRound(c: Case, dir: string, into: Samples, asShipped: boolean)
   const launchArguments = asShipped ? withoutEnv : spec.launchArguments(program, [], dir);
   const processes = new ProcessTracker();
   try {
-    let start = performance.now();
+    const start = performance.now();
     const adapter = processes.spawn(c.adapter, resolved.command, resolved.args, {
       cwd: dir,
       stdio: ["pipe", "pipe", "pipe"],
@@ -236,17 +254,23 @@ async function rawRound(c: Case, dir: string, into: Samples, asShipped: boolean)
     await frameAndLocals();
     into.launch.push(performance.now() - start);
     await dap.request("setBreakpoints", { source, breakpoints: [] }, 10_000);
-    for (let i = 0; i < STEPS; i++) {
-      start = performance.now();
-      const next = dap.waitFor("stopped", 10_000);
-      await dap.request("next", { threadId }, 10_000);
-      await next;
-      into.step.push(performance.now() - start);
-      await frameAndLocals();
-      into.stepFull.push(performance.now() - start);
-    }
-    dap.close("done");
-  } finally {
+    return {
+      step: async () => {
+        const start = performance.now();
+        const next = dap.waitFor("stopped", 10_000);
+        await dap.request("next", { threadId }, 10_000);
+        await next;
+        into.step.push(performance.now() - start);
+        await frameAndLocals();
+        into.stepFull.push(performance.now() - start);
+      },
+      close: async () => {
+        dap.close("done");
+        await processes.killAll();
+      },
+    };
+  } catch (error) {
     await processes.killAll();
+    throw error;
   }
 }
