@@ -132,6 +132,16 @@ describe("the tree cache's budget", () => {
     expect(cache.size).toBe(2);
   });
 
+  it("forget drops a file's tree and gives its room back", () => {
+    const cache = new TreeCache(3200);
+    cache.tree("python", "a.py", text(60, "a"), 1);
+    expect(cache.tree("python", "b.py", text(60, "b"), 1).reused).toBe(false);
+    expect(cache.size).toBe(1);
+    cache.forget("python", "a.py");
+    cache.tree("python", "b.py", text(60, "b"), 2);
+    expect(cache.tree("python", "b.py", text(60, "b"), 3).reused).toBe(true);
+  });
+
   it("a file larger than the whole budget is parsed and never kept", () => {
     const cache = new TreeCache(3200);
     expect(cache.tree("python", "big.py", text(150, "x"), 1).reused).toBe(false);

@@ -81,6 +81,7 @@ export function matchFile(
   try {
     text = readFileSync(file.abs, "utf8");
   } catch {
+    trees.forget(lang, file.abs);
     return { cost: "skipped" };
   }
   if (!mayMatch(text, spec)) return { cost: "skipped" };

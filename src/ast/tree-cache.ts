@@ -65,6 +65,15 @@ export class TreeCache {
     return { root, reused: false };
   }
 
+  /** Drops the tree of a file that can no longer be read (deleted, or no longer a file). */
+  forget(lang: string, file: string): void {
+    const key = `${lang}\0${file}`;
+    const kept = this.#entries.get(key);
+    if (!kept) return;
+    this.#entries.delete(key);
+    this.#chars -= kept.text.length;
+  }
+
   get size(): number {
     return this.#entries.size;
   }
