@@ -106,3 +106,34 @@ describe("lsp actions over the sample workspace", () => {
     ).toMatch(/Stock\.add/);
   });
 });
+
+describe("references from a server started moments ago", () => {
+  it("are asked once of tsgo, and confirmed by asking again only where the catalog says (pyright)", async () => {
+    const copy = await workspaceCopy();
+    const run = await createRun({ workdir: copy.dir, approver: "always" });
+    try {
+      const client = await run.link({ surface: "readonly" });
+      const asked = async (file: string, line: number, symbol: string) => {
+        const { client: server } = await run
+          .resource("lsp")!
+          .supervisor.clientFor(path.join(copy.dir, file), file);
+        let count = 0;
+        const request = server.request.bind(server) as (...args: unknown[]) => Promise<unknown>;
+        server.request = ((...args: unknown[]) => {
+          if (args[0] === "textDocument/references") count++;
+          return request(...args);
+        }) as typeof server.request;
+        const result = await call(client, "lsp", { action: "references", file, line, symbol });
+        expect(result.isError, textOf(result)).toBeFalsy();
+        return count;
+      };
+      // tsgo loads its project before it answers: one request (a confirmation cost 300 ms per call in its first 15 s).
+      expect(await asked("ts/src/main.ts", 4, "stock.add")).toBe(1);
+      // pyright answers from a half-analysed workspace at first, without reporting progress: asked until two agree.
+      expect(await asked("python/inventory/__init__.py", 1, "Stock")).toBeGreaterThanOrEqual(2);
+    } finally {
+      await run.dispose();
+      await copy.remove();
+    }
+  });
+});

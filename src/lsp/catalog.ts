@@ -29,6 +29,12 @@ export interface ServerSpec {
    * own fast pass: how long to wait for that check to begin before the fast pass counts as the answer.
    */
   readonly checkOnSaveMs?: number;
+  /**
+   * For this long after its start the server may answer references from a half-analysed workspace without reporting
+   * progress (pyright: 3 references, then 4): such an answer is confirmed by asking again after a pause until two
+   * agree. Only where measured — each confirmation costs a pause.
+   */
+  readonly confirmReferencesMs?: number;
 }
 
 export type TypeScriptServer = "tsgo" | "typescript-language-server";
@@ -82,6 +88,7 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
       rootMarkers: ["pyproject.toml", "pyrightconfig.json", "setup.py", "setup.cfg", "requirements.txt"],
       candidates: [{ name: "pyright-langserver", args: ["--stdio"] }],
       settings: { python: { analysis: { diagnosticMode: "openFilesOnly", autoSearchPaths: true } } },
+      confirmReferencesMs: 15_000,
       install: "npm install pyright (runbound ships it as a dependency)",
     },
     typescript,
