@@ -141,7 +141,7 @@ export class AstEngine {
       : `No matches in ${scope} (${how}; ${outcome.parsed + outcome.reused} of them contain its words and were matched structurally).`;
     const rows = shown.map((m) => `${m.path}:${m.line}  ${snippet(m.text)}${captureLine(m)}`);
     return {
-      cost: { parsed: outcome.parsed, reused: outcome.reused } satisfies SearchCost,
+      cost: costOf(outcome),
       text: [header, ...rows].join("\n"),
       structured: {
         language: grammar.id,
@@ -194,7 +194,7 @@ export class AstEngine {
     const how = `the pattern parsed as ${describeRung(compiled)}`;
     if (replacements === 0) {
       return {
-        cost: { parsed: outcome.parsed, reused: outcome.reused } satisfies SearchCost,
+        cost: costOf(outcome),
         text: `No matches in ${plural(outcome.searched, `${grammar.id} file`)} under ${where} (${how}); nothing was staged.`,
         structured: { edit_id: null, replacements: 0, files: [], overlaps },
       };
@@ -215,7 +215,7 @@ export class AstEngine {
         : []),
     ];
     return {
-      cost: { parsed: outcome.parsed, reused: outcome.reused } satisfies SearchCost,
+      cost: costOf(outcome),
       text: lines.join("\n"),
       structured: {
         edit_id: id,
@@ -302,6 +302,10 @@ function outermost(found: FileMatches, overlaps: string[]): AstMatch[] {
     else kept.push(m);
   }
   return kept;
+}
+
+function costOf(outcome: SearchCost): SearchCost {
+  return { parsed: outcome.parsed, reused: outcome.reused };
 }
 
 function sameFamily(a: Grammar, b: Grammar): boolean {
