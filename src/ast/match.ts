@@ -68,7 +68,10 @@ export interface FileMatches {
 /** What one file cost: nothing (unreadable, or lacking the pattern's words), a reused tree, or a parse. */
 export type FileCost = "skipped" | "reused" | "parsed";
 
-/** Reads, prefilters and matches one file; `search` names the search, for the tree cache's eviction. */
+/**
+ * Reads, prefilters and matches one file; `search` names the search, for the tree cache's eviction. `held`: whether
+ * the cache holds the file's tree afterwards (absent when the file was skipped: what it held is unchanged).
+ */
 export function matchFile(
   file: FileRef,
   lang: string,
@@ -76,7 +79,7 @@ export function matchFile(
   spec: MatchSpec,
   trees: TreeCache,
   search: number,
-): { cost: FileCost; found?: FileMatches } {
+): { cost: FileCost; held?: boolean; found?: FileMatches } {
   let text: string;
   try {
     text = readFileSync(file.abs, "utf8");
@@ -85,9 +88,9 @@ export function matchFile(
     return { cost: "skipped" };
   }
   if (!mayMatch(text, spec)) return { cost: "skipped" };
-  const { root, reused } = trees.tree(lang, file.abs, text, search);
+  const { root, reused, held } = trees.tree(lang, file.abs, text, search);
   const nodes = root.root().findAll(rule);
   const cost = reused ? "reused" : "parsed";
-  if (!nodes.length) return { cost };
-  return { cost, found: { file, text, matches: nodes.map((n) => toMatch(file.rel, text, n, spec)) } };
+  if (!nodes.length) return { cost, held };
+  return { cost, held, found: { file, text, matches: nodes.map((n) => toMatch(file.rel, text, n, spec)) } };
 }

@@ -1,8 +1,9 @@
 /**
  * The search workers of one run: one per core, started on the first large search, kept warm (with the trees they
- * parsed), ended with the run. Each file goes to the worker that last searched it (else one chosen by a hash of its
- * path), so a later search finds its tree where it was parsed; a worker that runs out of its own files takes chunks
- * from the end of a queue still holding more than two, so a few large files do not stall the rest.
+ * parsed), ended with the run. Each file goes to the worker that holds its tree (else one chosen by a hash of its
+ * path), so a later search finds the tree where it was parsed. A worker that runs out of its own files takes files
+ * whose tree no worker holds from another's queue, so a few large files do not stall the rest; files whose tree
+ * another worker holds only from a queue still long enough to be worth a parse.
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
@@ -26,10 +27,15 @@ export interface SearchTaskResult {
   readonly files: FileMatches[];
   parsed: number;
   reused: number;
+  /** Indexes into the task's files: the trees this worker now holds, and the files it parsed without keeping. */
+  readonly held: number[];
+  readonly dropped: number[];
   error?: string;
 }
 
-const CHUNK = 48;
+const CHUNK = 16;
+/** Another worker's searched files are taken only from a queue longer than this. */
+const STEAL_HOMED_ABOVE = 96;
 
 const BOOT = `
 const { workerData } = require("node:worker_threads");
@@ -44,7 +50,7 @@ export const WORKERS = Math.max(1, availableParallelism());
 export class SearchPool {
   readonly #workers: Worker[] = [];
   readonly #treeBudget: number;
-  /** Which worker last searched each file (and so holds its tree, if it kept it). */
+  /** Which worker holds each file's tree (as far as its last search of the file tells). */
   readonly #home = new Map<string, number>();
   #next = 0;
 
@@ -82,14 +88,21 @@ export class SearchPool {
     signal: AbortSignal,
   ) {
     const workers = this.#ensure();
-    const queues: FileRef[][] = workers.map(() => []);
-    for (const file of files)
-      queues[this.#home.get(file.abs) ?? hashed(file.abs, workers.length)]!.push(file);
-    // Taking from another queue costs that worker's kept trees, so only where the imbalance is worth it.
-    const take = (own: FileRef[]): FileRef[] | undefined => {
-      if (own.length) return own.splice(0, CHUNK);
-      const longest = queues.reduce((a, b) => (b.length > a.length ? b : a));
-      return longest.length > 2 * CHUNK ? longest.splice(-CHUNK) : undefined;
+    // Per worker: the files whose trees it holds, and files whose tree no worker holds.
+    const queues = workers.map(() => ({ homed: [] as FileRef[], fresh: [] as FileRef[] }));
+    for (const file of files) {
+      const home = this.#home.get(file.abs);
+      if (home === undefined) queues[hashed(file.abs, workers.length)]!.fresh.push(file);
+      else queues[home]!.homed.push(file);
+    }
+    const take = (own: (typeof queues)[number]): FileRef[] | undefined => {
+      if (own.homed.length) return own.homed.splice(0, CHUNK);
+      if (own.fresh.length) return own.fresh.splice(0, CHUNK);
+      // A fresh file costs a parse wherever it goes; taking another's searched file costs the tree it may keep.
+      const fresh = queues.reduce((a, b) => (b.fresh.length > a.fresh.length ? b : a));
+      if (fresh.fresh.length) return fresh.fresh.splice(-CHUNK);
+      const homed = queues.reduce((a, b) => (b.homed.length > a.homed.length ? b : a));
+      return homed.homed.length > STEAL_HOMED_ABOVE ? homed.homed.splice(-CHUNK) : undefined;
     };
     const found: FileMatches[] = [];
     let parsed = 0;
@@ -99,9 +112,11 @@ export class SearchPool {
         for (let chunk = take(queues[i]!); chunk; chunk = take(queues[i]!)) {
           signal.throwIfAborted();
           const task: SearchTask = { id: this.#next++, search, lang, rule, spec, files: chunk, withText };
-          for (const file of chunk) this.#home.set(file.abs, i);
           const result = await this.#run(worker, task);
           if (result.error) throw new Error(`a search worker failed: ${result.error}`);
+          for (const k of result.held) this.#home.set(chunk[k]!.abs, i);
+          for (const k of result.dropped)
+            if (this.#home.get(chunk[k]!.abs) === i) this.#home.delete(chunk[k]!.abs);
           parsed += result.parsed;
           reused += result.reused;
           found.push(...result.files);

@@ -38,7 +38,12 @@ export class TreeCache {
    * The tree of `text` (the current content of `file`): the kept one when the text is unchanged, else a new parse,
    * kept when it fits. When full, it evicts the least recently used trees that none of the last few searches used.
    */
-  tree(lang: string, file: string, text: string, search: number): { root: SgRoot; reused: boolean } {
+  tree(
+    lang: string,
+    file: string,
+    text: string,
+    search: number,
+  ): { root: SgRoot; reused: boolean; held: boolean } {
     const key = `${lang}\0${file}`;
     const kept = this.#entries.get(key);
     if (kept) {
@@ -46,7 +51,7 @@ export class TreeCache {
       if (kept.text === text) {
         kept.search = search;
         this.#entries.set(key, kept);
-        return { root: kept.root, reused: true };
+        return { root: kept.root, reused: true, held: true };
       }
       this.#chars -= kept.text.length;
     }
@@ -60,9 +65,10 @@ export class TreeCache {
       if (this.#chars + text.length <= this.#budgetChars) {
         this.#entries.set(key, { text, root, search });
         this.#chars += text.length;
+        return { root, reused: false, held: true };
       }
     }
-    return { root, reused: false };
+    return { root, reused: false, held: false };
   }
 
   /** Drops the tree of a file that can no longer be read (deleted, or no longer a file). */

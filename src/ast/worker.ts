@@ -13,12 +13,14 @@ ensureGrammars();
 const trees = new TreeCache((workerData as { treeBudget: number }).treeBudget);
 
 parentPort?.on("message", (task: SearchTask) => {
-  const result: SearchTaskResult = { id: task.id, files: [], parsed: 0, reused: 0 };
+  const result: SearchTaskResult = { id: task.id, files: [], parsed: 0, reused: 0, held: [], dropped: [] };
   try {
-    for (const file of task.files) {
-      const { cost, found } = matchFile(file, task.lang, task.rule, task.spec, trees, task.search);
+    for (const [i, file] of task.files.entries()) {
+      const { cost, held, found } = matchFile(file, task.lang, task.rule, task.spec, trees, task.search);
       if (cost === "parsed") result.parsed++;
       else if (cost === "reused") result.reused++;
+      if (held === true) result.held.push(i);
+      else if (held === false) result.dropped.push(i);
       if (found) result.files.push(task.withText ? found : { ...found, text: "" });
     }
   } catch (error) {
