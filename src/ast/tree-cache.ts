@@ -7,7 +7,10 @@
  */
 import { parse, type SgRoot } from "@ast-grep/napi";
 
-/** Measured: ast-grep's trees hold ~31 bytes per character of source (30 M characters of JavaScript → 930 MB). */
+/**
+ * Measured bytes of ast-grep tree per character of source: TypeScript declarations 15, JavaScript 29, Python 35
+ * (26–30 M characters each). The budget counts 32.
+ */
 export const BYTES_PER_CHAR = 32;
 
 /**
