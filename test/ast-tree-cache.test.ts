@@ -91,6 +91,22 @@ describe("parsed trees are kept between searches of a run, and never outlive the
     expect(capturesOf(after)).toEqual({ "a.py": "1", "b.py": "3" });
   });
 
+  it("two searches at once over the same files each get their own, complete answer", async () => {
+    const { search } = await engineWith(manyFiles());
+    const alone = [await search("legacy_call($N)"), await search("$F($N)")];
+    const together = await Promise.all([
+      search("legacy_call($N)"),
+      search("$F($N)"),
+      search("legacy_call($N)"),
+    ]);
+    expect(together.map((r) => r.structured)).toEqual([
+      alone[0]!.structured,
+      alone[1]!.structured,
+      alone[0]!.structured,
+    ]);
+    expect(together.map((r) => r.cost.parsed + r.cost.reused)).toEqual([50, 150, 50]);
+  });
+
   it("treeCacheMB 0 keeps none; a budget that is not a number of megabytes is refused at createRun", async () => {
     const { search } = await engineWith(manyFiles(), 0);
     await search("legacy_call($N)");
