@@ -4,6 +4,8 @@
  * run the handler, run the after-write hooks, and check the result against the output schema.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type { JsonSchemaType, JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { z } from "zod";
 import type { ApprovalGate } from "./approvals.js";
 import { errorMessage, ToolError } from "./errors.js";
@@ -31,10 +33,17 @@ export interface GateDeps {
 
 export function createDispatcher(deps: GateDeps): Dispatch {
   const inputs = new WeakMap<AnyToolSpec, z.ZodObject>();
-  const outputs = new WeakMap<AnyToolSpec, z.ZodObject>();
+  const outputs = new WeakMap<AnyToolSpec, JsonSchemaValidator<unknown>>();
   const inputSchema = (spec: AnyToolSpec) => cached(inputs, spec, () => z.object(spec.input).strict());
-  const outputSchema = (spec: AnyToolSpec) =>
-    cached(outputs, spec, () => z.object(deps.registry.outputShape(spec)));
+  // The output check validates the JSON schema a client is given, compiled once with the validator the SDK's own
+  // client uses: what the harness would check, at ~2 µs a call where zod took 60–110 µs (measured, debug steps).
+  const jsonValidators = new AjvJsonSchemaValidator();
+  const outputCheck = (spec: AnyToolSpec) =>
+    cached(outputs, spec, () =>
+      jsonValidators.getValidator<unknown>(
+        z.toJSONSchema(z.object(deps.registry.outputShape(spec)), { io: "output" }) as JsonSchemaType,
+      ),
+    );
 
   return async (request) => {
     const spec = deps.registry.get(request.name);
@@ -78,11 +87,9 @@ export function createDispatcher(deps: GateDeps): Dispatch {
         ? await work()
         : await deps.lanes.run(spec.lane ?? spec.name, signal, work);
       const result = await withAfterWrite(deps, spec, output);
-      const checked = outputSchema(spec).safeParse(result.structuredContent);
-      if (!checked.success) {
-        throw new Error(
-          `its result does not match its own output schema (${z.prettifyError(checked.error)})`,
-        );
+      const checked = outputCheck(spec)(result.structuredContent);
+      if (!checked.valid) {
+        throw new Error(`its result does not match its own output schema (${checked.errorMessage})`);
       }
       return result;
     } catch (error) {

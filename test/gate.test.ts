@@ -264,7 +264,7 @@ describe("dispatch", () => {
       /^crash failed inside runbound: disk on fire\. This is a fault of runbound/,
     );
     expect(textOf(await call(client, "liar", {}))).toMatch(
-      /^liar failed inside runbound: its result does not match its own output schema/,
+      /^liar failed inside runbound: its result does not match its own output schema \(data\/n must be number\)/,
     );
   });
 });
