@@ -1,6 +1,6 @@
 /** debug against real adapters: debugpy (Python), delve (Go), lldb (a C program built with gcc -g). */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { readFile, symlink } from "node:fs/promises";
+import { readFile, symlink, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -174,6 +174,34 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
         .poll(async () => textOf(await call(client, "debug", { operation: "stack" })), { timeout: 10_000 })
         .toMatch(/expired after its 5 s TTL and was terminated/);
       expect(await isAlive(pid)).toBe(false);
+    } finally {
+      await copy.remove();
+    }
+  });
+
+  it("the source line of a stop is read again when its file changes while the program is stopped", async () => {
+    const copy = await workspaceCopy();
+    const run = track(
+      await createRun({ workdir: copy.dir, conversationId: "src", approver: "always", lsp: false }),
+    );
+    try {
+      const client = await run.link({ surface: "full" });
+      await launchStockWithBreakpoint(client);
+      const sourceOf = async () =>
+        (
+          (await call(client, "debug", { operation: "status" })).structuredContent as {
+            location?: { line: number; source: string };
+          }
+        ).location;
+      expect(await sourceOf()).toMatchObject({ line: 32, source: 'stock.add(Item("A1", "lamp", 2500), 3)' });
+      const file = path.join(copy.dir, "python/inventory/stock.py");
+      const lines = (await readFile(file, "utf8")).split("\n");
+      lines[31] = "    stock.add(Item('B2', 'desk', 9900), 1)  # edited while stopped";
+      await writeFile(file, lines.join("\n"));
+      expect(await sourceOf()).toMatchObject({
+        line: 32,
+        source: "stock.add(Item('B2', 'desk', 9900), 1)  # edited while stopped",
+      });
     } finally {
       await copy.remove();
     }
