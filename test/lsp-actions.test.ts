@@ -1,5 +1,5 @@
 /** The lsp actions the per-server suite does not cover: type_definition, implementation, workspace search, "*", reload. */
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -104,6 +104,34 @@ describe("lsp actions over the sample workspace", () => {
     expect(
       textOf(await lsp({ action: "hover", file: "ts/src/main.ts", line: 4, symbol: "stock.add" })),
     ).toMatch(/Stock\.add/);
+  });
+
+  it("answers from the files as they are now: an edited snippet, a same-size edit with its modification time put back", async () => {
+    const definition = () =>
+      lsp({ action: "definition", file: "ts/src/main.ts", line: 4, symbol: "stock.add" });
+    expect(textOf(await definition())).toMatch(
+      /ts\/src\/stock\.ts:11 {2}add\(item: Item, count = 1\): void \{$/m,
+    );
+    // The definition's file changes (another size): its snippet is read again.
+    const stockTs = path.join(run.workdir, "ts/src/stock.ts");
+    await writeFile(
+      stockTs,
+      (await readFile(stockTs, "utf8")).replace(
+        "add(item: Item, count = 1): void {",
+        "add(item: Item, count = 1): void { // adds",
+      ),
+    );
+    expect(textOf(await definition())).toMatch(
+      /ts\/src\/stock\.ts:11 {2}add\(item: Item, count = 1\): void \{ \/\/ adds$/m,
+    );
+    // The asked file changes without changing its size or modification time: the symbol is found in the new text.
+    const mainTs = path.join(run.workdir, "ts/src/main.ts");
+    const before = await stat(mainTs);
+    await writeFile(mainTs, (await readFile(mainTs, "utf8")).replace('"lamp"', '"lump"'));
+    await utimes(mainTs, before.atime, before.mtime);
+    expect(textOf(await lsp({ action: "hover", file: "ts/src/main.ts", line: 4, symbol: "lump" }))).toMatch(
+      /`lump` at ts\/src\/main\.ts:4 \(column 31\) — "lump" was found only inside a string or comment on that line/,
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Diagnostic } from "vscode-languageserver-protocol";
 import { DiagnosticsJournal } from "../src/lsp/journal.js";
-import { fromEncoding, locateSymbol, toEncoding } from "../src/lsp/positions.js";
+import { analyse, fromEncoding, locateSymbol, toEncoding } from "../src/lsp/positions.js";
 
 describe("locateSymbol: line + symbol, never a column", () => {
   it("finds a whole identifier in code, in UTF-16 code units past non-ASCII text", () => {
@@ -15,6 +15,14 @@ describe("locateSymbol: line + symbol, never a column", () => {
       occurrence: 1,
       of: 1,
     });
+  });
+
+  it("a text is analysed again when it differs, even at the same length; an equal one reuses the analysis", () => {
+    const code = "f(/*x*/ load)\n";
+    const comment = "f(/*x** load)\n"; // same length: the comment never closes
+    expect(locateSymbol(code, 1, "load", "c").note).toBeUndefined();
+    expect(locateSymbol(comment, 1, "load", "c").note).toMatch(/inside a string or comment/);
+    expect(analyse(`${code}`, "c")).toBe(analyse(code.slice(0), "c"));
   });
 
   it("a dotted symbol targets its last name", () => {

@@ -70,22 +70,53 @@ export function codeMask(text: string, family: SyntaxFamily): Uint8Array {
   return mask;
 }
 
+/** A text split into lines, with where each line starts and which characters are code. */
+export interface Analysis {
+  readonly text: string;
+  readonly family: SyntaxFamily;
+  readonly lines: readonly string[];
+  readonly starts: readonly number[];
+  readonly mask: Uint8Array;
+}
+
+/** The most recently analysed texts, newest first. */
+const recent: Analysis[] = [];
+const RECENT = 8;
+
+/**
+ * The analysis of `text`, recomputed only when it differs from one of the last few: the mask scans the whole file,
+ * and a 2.6 MB file cost ~28 ms per call with it recomputed each time. A text is reused only when it is equal, so a
+ * file edited between calls is analysed again.
+ */
+export function analyse(text: string, family: SyntaxFamily): Analysis {
+  const i = recent.findIndex((a) => a.family === family && a.text.length === text.length && a.text === text);
+  if (i >= 0) {
+    const [kept] = recent.splice(i, 1);
+    recent.unshift(kept!);
+    return kept!;
+  }
+  const lines = text.split("\n");
+  const starts: number[] = [];
+  let offset = 0;
+  for (const l of lines) {
+    starts.push(offset);
+    offset += l.length + 1;
+  }
+  const made: Analysis = { text, family, lines, starts, mask: codeMask(text, family) };
+  recent.unshift(made);
+  if (recent.length > RECENT) recent.pop();
+  return made;
+}
+
 export function locateSymbol(text: string, line: number, symbol: string, family: SyntaxFamily): Located {
   if (!IDENT.test(symbol)) {
     throw new ToolError(
       `\`symbol\` "${symbol}" has no identifier in it; give the name as it appears on the line, e.g. "load".`,
     );
   }
-  const lines = text.split("\n");
+  const { lines, starts, mask } = analyse(text, family);
   if (line > lines.length) {
     throw new ToolError(`\`line\` ${line} is past the end of the file (${lines.length} lines).`);
-  }
-  const mask = codeMask(text, family);
-  const starts: number[] = [];
-  let offset = 0;
-  for (const l of lines) {
-    starts.push(offset);
-    offset += l.length + 1;
   }
   const hits = occurrencesOn(lines, starts, mask, line - 1, symbol);
   if (hits.length === 0) throw new ToolError(notOnLine(lines, starts, mask, line, symbol));
@@ -122,8 +153,8 @@ interface Hit {
 }
 
 function occurrencesOn(
-  lines: string[],
-  starts: number[],
+  lines: readonly string[],
+  starts: readonly number[],
   mask: Uint8Array,
   row: number,
   symbol: string,
@@ -142,8 +173,8 @@ function occurrencesOn(
 }
 
 function notOnLine(
-  lines: string[],
-  starts: number[],
+  lines: readonly string[],
+  starts: readonly number[],
   mask: Uint8Array,
   line: number,
   symbol: string,

@@ -113,6 +113,7 @@ export async function benchLsp(): Promise<BenchRow[]> {
     rows.push(await benchColdStart(t));
   }
   rows.push(...(await benchLargeProject()));
+  rows.push(await benchLargeFile());
   return rows;
 }
 
@@ -257,4 +258,56 @@ async function benchColdStart(t: Target): Promise<BenchRow> {
     base: median(base),
     baseline: "bare start + initialize + open + request",
   };
+}
+
+/**
+ * One generated 2.6 MB TypeScript file of 40,000 functions: what runbound does per call with the file itself (read,
+ * locate the symbol outside strings and comments, the snippet) grows with its size, the server's answer hardly.
+ */
+async function benchLargeFile(): Promise<BenchRow> {
+  const dir = await mkdtemp(path.join(tmpdir(), "runbound-bench-bigfile-"));
+  await writeFile(path.join(dir, "package.json"), '{ "name": "bigfile", "type": "module" }\n');
+  await writeFile(
+    path.join(dir, "tsconfig.json"),
+    '{ "compilerOptions": { "strict": true, "module": "nodenext", "noEmit": true }, "include": ["src"] }\n',
+  );
+  const { mkdir } = await import("node:fs/promises");
+  await mkdir(path.join(dir, "src"));
+  const parts: string[] = [];
+  for (let i = 0; i < 40_000; i++)
+    parts.push(`export function f${i}(x: number): number {\n  return x + ${i};\n}\n`);
+  parts.push("export const use = f39999(1) + f5(2);\n");
+  await writeFile(path.join(dir, "src/big.ts"), parts.join(""));
+  const run = await createRun({ workdir: dir, approver: "always" });
+  try {
+    const client = await run.link({ surface: "full" });
+    const args = { action: "definition", file: "src/big.ts", line: 120_001, symbol: "f39999" };
+    await client.callTool({ name: "lsp", arguments: args });
+    const file = path.join(dir, args.file);
+    const { client: server } = await run.resource("lsp")!.supervisor.clientFor(file, args.file);
+    const uri = pathToFileURL(file).href;
+    const ours: number[] = [];
+    const base: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      ours.push(await timeEach(10, () => client.callTool({ name: "lsp", arguments: args })));
+      base.push(
+        await timeEach(10, () =>
+          server.request(
+            "textDocument/definition",
+            { textDocument: { uri }, position: { line: 120_000, character: 20 } },
+            30_000,
+          ),
+        ),
+      );
+    }
+    return {
+      name: "tsgo definition, 2.6 MB file",
+      ours: median(ours),
+      base: median(base),
+      baseline: "raw LSP request, same server",
+    };
+  } finally {
+    await run.dispose();
+    await rm(dir, { recursive: true, force: true });
+  }
 }
