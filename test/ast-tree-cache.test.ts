@@ -91,6 +91,18 @@ describe("parsed trees are kept between searches of a run, and never outlive the
     expect(capturesOf(after)).toEqual({ "a.py": "1", "b.py": "3" });
   });
 
+  it("a few large files are searched on the workers, not on the calling thread (parsing would block the host)", async () => {
+    const big = Array.from({ length: 30_000 }, (_, i) => `x${i} = f(${i})`).join("\n"); // ~470 KB
+    const { search } = await engineWith({ "big.py": `${big}\n`, "small.py": "f(1)\n" });
+    const large = await search("f($N)", "big.py");
+    expect(large.ranOn).toBe("search workers");
+    expect(large.structured.total).toBe(30_000);
+    const small = await search("f($N)", "small.py");
+    expect(small.ranOn).toBe("calling thread");
+    // The worker that parsed it keeps its tree, as for any search on the workers.
+    expect((await search("f($N)", "big.py")).cost).toEqual({ parsed: 0, reused: 1 });
+  });
+
   it("two searches at once over the same files each get their own, complete answer", async () => {
     const { search } = await engineWith(manyFiles());
     const alone = [await search("legacy_call($N)"), await search("$F($N)")];

@@ -130,24 +130,25 @@ export class AstEngine {
 
   async search(args: ScopeArgs & { max_results?: number | undefined }, signal: AbortSignal) {
     const { grammar, files, where, compiled } = await this.#scope(args);
-    const outcome = await searchFiles(files, grammar, compiled, signal, this.#place(), false);
-    const all = outcome.files.flatMap((f) => f.matches);
     const limit = args.max_results ?? 50;
-    const shown = all.slice(0, limit);
+    const outcome = await searchFiles(files, grammar, compiled, signal, this.#place(), false, limit);
+    const total = outcome.files.reduce((n, f) => n + f.total, 0);
+    const shown = outcome.files.flatMap((f) => f.matches).slice(0, limit);
     const how = `the pattern parsed as ${describeRung(compiled)}`;
     const scope = `${plural(outcome.searched, `${grammar.id} file`)} under ${where}`;
-    const header = all.length
-      ? `${plural(all.length, "match", "matches")} in ${plural(outcome.files.length, "file")} (${all.length > shown.length ? `showing ${shown.length} of ${all.length}; ` : ""}searched ${scope}; ${how}):`
+    const header = total
+      ? `${plural(total, "match", "matches")} in ${plural(outcome.files.length, "file")} (${total > shown.length ? `showing ${shown.length} of ${total}; ` : ""}searched ${scope}; ${how}):`
       : `No matches in ${scope} (${how}; ${outcome.parsed + outcome.reused} of them contain its words and were matched structurally).`;
     const rows = shown.map((m) => `${m.path}:${m.line}  ${snippet(m.text)}${captureLine(m)}`);
     return {
       cost: costOf(outcome),
+      ranOn: outcome.ranOn,
       text: [header, ...rows].join("\n"),
       structured: {
         language: grammar.id,
         rung: compiled.rung,
         selector: compiled.selector,
-        total: all.length,
+        total,
         files: outcome.files.length,
         searched: outcome.searched,
         matches: shown.map((m) => ({

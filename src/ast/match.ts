@@ -62,7 +62,9 @@ export interface FileRef {
 export interface FileMatches {
   readonly file: FileRef;
   readonly text: string;
+  /** The first `keep` matches (all, for a rewrite); `total` counts them all. */
   readonly matches: AstMatch[];
+  readonly total: number;
 }
 
 /** What one file cost: nothing (unreadable, or lacking the pattern's words), a reused tree, or a parse. */
@@ -79,6 +81,7 @@ export function matchFile(
   spec: MatchSpec,
   trees: TreeCache,
   search: number,
+  keep = Number.POSITIVE_INFINITY,
 ): { cost: FileCost; held?: boolean; found?: FileMatches } {
   let text: string;
   try {
@@ -92,5 +95,7 @@ export function matchFile(
   const nodes = root.root().findAll(rule);
   const cost = reused ? "reused" : "parsed";
   if (!nodes.length) return { cost, held };
-  return { cost, held, found: { file, text, matches: nodes.map((n) => toMatch(file.rel, text, n, spec)) } };
+  // Only the matches that can be shown become answers (a dense search of one file had 40,000, each several napi calls).
+  const matches = nodes.slice(0, keep).map((n) => toMatch(file.rel, text, n, spec));
+  return { cost, held, found: { file, text, matches, total: nodes.length } };
 }

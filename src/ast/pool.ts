@@ -20,6 +20,8 @@ export interface SearchTask {
   readonly files: readonly FileRef[];
   /** Send back the text of files with matches (a staged rewrite needs it; a search does not). */
   readonly withText: boolean;
+  /** Matches per file to send back (a search shows at most max_results; a rewrite needs all). */
+  readonly keep: number;
 }
 
 export interface SearchTaskResult {
@@ -85,6 +87,7 @@ export class SearchPool {
     spec: MatchSpec,
     files: readonly FileRef[],
     withText: boolean,
+    keep: number,
     signal: AbortSignal,
   ) {
     const workers = this.#ensure();
@@ -111,7 +114,16 @@ export class SearchPool {
       workers.map(async (worker, i) => {
         for (let chunk = take(queues[i]!); chunk; chunk = take(queues[i]!)) {
           signal.throwIfAborted();
-          const task: SearchTask = { id: this.#next++, search, lang, rule, spec, files: chunk, withText };
+          const task: SearchTask = {
+            id: this.#next++,
+            search,
+            lang,
+            rule,
+            spec,
+            files: chunk,
+            withText,
+            keep,
+          };
           const result = await this.#run(worker, task);
           if (result.error) throw new Error(`a search worker failed: ${result.error}`);
           for (const k of result.held) this.#home.set(chunk[k]!.abs, i);

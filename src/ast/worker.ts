@@ -16,7 +16,15 @@ parentPort?.on("message", (task: SearchTask) => {
   const result: SearchTaskResult = { id: task.id, files: [], parsed: 0, reused: 0, held: [], dropped: [] };
   try {
     for (const [i, file] of task.files.entries()) {
-      const { cost, held, found } = matchFile(file, task.lang, task.rule, task.spec, trees, task.search);
+      const { cost, held, found } = matchFile(
+        file,
+        task.lang,
+        task.rule,
+        task.spec,
+        trees,
+        task.search,
+        task.keep,
+      );
       if (cost === "parsed") result.parsed++;
       else if (cost === "reused") result.reused++;
       if (held === true) result.held.push(i);
