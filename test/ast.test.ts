@@ -363,4 +363,25 @@ describe("ast_edit and resolve", () => {
       /Applied edit_1: 1 replacement in 1 file\.\n {2}a\.py \(1 replacement\)\n\nDiagnostics after this write: 1 new one:\n {2}a\.py:4 error: "g" is not defined/,
     );
   });
+
+  it("a rewrite of 24 files: the answer lists 20 and counts the rest, and diagnostics for all of them raise no listener warning", async () => {
+    const files: Record<string, string> = { "pyproject.toml": "" };
+    for (let i = 0; i < 24; i++)
+      files[`m${String(i).padStart(2, "0")}.py`] = "def f(x):\n    return x\n\nf(1)\n";
+    const { edit, resolve } = await astClient(files, true);
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on("warning", onWarning);
+    try {
+      await edit({ pattern: "f($A)", rewrite: "g($A)", language: "python" });
+      const text = textOf(await resolve("edit_1"));
+      expect(text).toMatch(/^Applied edit_1: 24 replacements in 24 files\.\n {2}m00\.py \(1 replacement\)\n/);
+      expect(text).toContain("  m19.py (1 replacement)\n  … and 4 more files (showing 20 of 24)\n");
+      expect(text).toMatch(/Diagnostics after this write: 24 new ones:/);
+      await new Promise((r) => setImmediate(r));
+      expect(warnings.filter((w) => w.startsWith("MaxListenersExceededWarning"))).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
 });

@@ -2,7 +2,7 @@
  * Faults real servers do not produce on demand — a hang, a crash, a late or missing publish, publishes without a
  * version — played by the scripted server in test/fixtures/fake-lsp.mjs, which logs what it receives.
  */
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createRun } from "../src/index.js";
@@ -108,6 +108,21 @@ describe("lsp faults (scripted server)", () => {
     expect(result.structuredContent).toMatchObject({
       diagnostics: { files: [{ path: "a.fake", freshness: "stale", new: [] }] },
     });
+  });
+
+  it("after a write of 8 files to a server that never publishes, 5 stale notes are listed and the rest counted", async () => {
+    const { run } = await fakeRun("no-publish");
+    const written: string[] = [];
+    for (let i = 1; i <= 8; i++) {
+      await writeFile(path.join(run.workdir, `b${i}.fake`), `file ${i}\n`);
+      written.push(`b${i}.fake`);
+    }
+    const answer = await run.resource("lsp")!.afterWrite(written, new AbortController().signal);
+    const notes = answer!.text.split("\n").filter((l) => l.startsWith("("));
+    expect(notes).toHaveLength(6);
+    expect(notes[0]).toMatch(/^\(diagnostics for b1\.fake are stale: /);
+    expect(notes[5]).toBe("(+3 more files whose diagnostics are not fresh either)");
+    expect(answer!.value.files).toHaveLength(8);
   });
 
   it("publishes without a version are taken once the server has been quiet", async () => {

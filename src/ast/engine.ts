@@ -37,6 +37,7 @@ interface StagedEdit {
 }
 
 const MAX_PREVIEW = 12;
+const MAX_APPLIED_LISTED = 20;
 
 export interface GrammarOptions {
   /**
@@ -266,7 +267,13 @@ export class AstEngine {
       throw error;
     }
     this.#ended.set(edit.id, "accepted");
-    const rows = edit.files.map((f) => `  ${f.file.rel} (${plural(f.replacements, "replacement")})`);
+    // The files are listed up to a point: the structured result has them all.
+    const rows = edit.files
+      .slice(0, MAX_APPLIED_LISTED)
+      .map((f) => `  ${f.file.rel} (${plural(f.replacements, "replacement")})`);
+    const more = edit.files.length - rows.length;
+    if (more > 0)
+      rows.push(`  … and ${plural(more, "more file")} (showing ${rows.length} of ${edit.files.length})`);
     return {
       text: `Applied ${edit.id}: ${summary}.\n${rows.join("\n")}`,
       structured: {

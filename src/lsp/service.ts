@@ -22,6 +22,7 @@ import { confine } from "../files/paths.js";
 import { rootsIn } from "../files/roots.js";
 import { plural } from "../files/text.js";
 import type { ProcessTracker } from "../proc/tracker.js";
+import { fanOut } from "../signals.js";
 import type { LspClient } from "./client.js";
 import {
   diagnosticsOf,
@@ -95,6 +96,7 @@ const CONFIRM_PAUSE_MS = 300;
 const MAX_WORKSPACE_SYMBOLS = 100;
 const MAX_DOCUMENT_SYMBOLS = 200;
 const MAX_DIAGNOSTICS = 50;
+const MAX_NOT_FRESH_LISTED = 5;
 
 const CAPABILITY: Record<
   NavigationAction | "symbols_file" | "symbols_query" | "rename",
@@ -477,6 +479,7 @@ export class Lsp {
     paths: readonly string[],
     signal: AbortSignal,
   ): Promise<{ text: string; value: AfterWriteDiagnostics } | undefined> {
+    const batch = fanOut(signal);
     const results = await Promise.all(
       paths.map(async (rel) => {
         const confined = await confine(this.workdir, rel).catch(() => undefined);
@@ -488,7 +491,7 @@ export class Lsp {
           return undefined;
         }
         try {
-          const { client, found } = await this.#diagnosticsOf(confined, signal, true);
+          const { client, found } = await this.#diagnosticsOf(confined, batch.signal, true);
           return {
             rel: confined.rel,
             server: client.spec.id,
@@ -502,7 +505,7 @@ export class Lsp {
           };
         }
       }),
-    );
+    ).finally(() => batch.dispose());
     const files = results.filter((r) => r !== undefined);
     if (files.length === 0) return undefined;
     const before = this.#toldUnavailable.size;
@@ -510,6 +513,7 @@ export class Lsp {
     const value: AfterWriteDiagnostics = { files: [] };
     let resolved = 0;
     const added: { rel: string; d: Diagnostic }[] = [];
+    const notFresh: string[] = [];
     for (const f of files) {
       if ("unavailable" in f) {
         const why = f.unavailable ?? "no server";
@@ -519,7 +523,7 @@ export class Lsp {
         continue;
       }
       if (!f.delta) {
-        lines.push(
+        notFresh.push(
           `(diagnostics for ${f.rel} are ${f.found.freshness}: ${f.found.why ?? "unknown"}; they are not shown as clean)`,
         );
         value.files.push({
@@ -541,6 +545,12 @@ export class Lsp {
         resolved: f.delta.resolved,
       });
     }
+    // One line per file whose diagnostics are not fresh, up to a point: a rewrite of 300 files must not answer 300.
+    lines.push(...notFresh.slice(0, MAX_NOT_FRESH_LISTED));
+    if (notFresh.length > MAX_NOT_FRESH_LISTED)
+      lines.push(
+        `(+${plural(notFresh.length - MAX_NOT_FRESH_LISTED, "more file")} whose diagnostics are not fresh either)`,
+      );
     added.sort((a, b) => (a.d.severity ?? 1) - (b.d.severity ?? 1));
     const shown = added.slice(0, 10).map((a) => `  ${formatDiagnostic(a.rel, a.d)}`);
     const head = added.length
