@@ -117,16 +117,22 @@ export async function benchLsp(): Promise<BenchRow[]> {
   return rows;
 }
 
-/** A generated TypeScript project of 300 modules that all use one function: server time dominates here. */
-async function benchLargeProject(): Promise<BenchRow[]> {
-  const dir = await mkdtemp(path.join(tmpdir(), "runbound-bench-large-"));
-  await writeFile(path.join(dir, "package.json"), '{ "name": "large", "type": "module" }\n');
+/** An empty strict TypeScript project (package.json, tsconfig.json, src/) in a new temporary folder. */
+async function tsProject(name: string): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), `runbound-bench-${name}-`));
+  await writeFile(path.join(dir, "package.json"), `{ "name": "${name}", "type": "module" }\n`);
   await writeFile(
     path.join(dir, "tsconfig.json"),
     '{ "compilerOptions": { "strict": true, "module": "nodenext", "noEmit": true }, "include": ["src"] }\n',
   );
   const { mkdir } = await import("node:fs/promises");
   await mkdir(path.join(dir, "src"));
+  return dir;
+}
+
+/** A generated TypeScript project of 300 modules that all use one function: server time dominates here. */
+async function benchLargeProject(): Promise<BenchRow[]> {
+  const dir = await tsProject("large");
   await writeFile(
     path.join(dir, "src/shared.ts"),
     "export function measure(values: number[]): number {\n  return values.reduce((a, b) => a + b, 0);\n}\n",
@@ -265,14 +271,7 @@ async function benchColdStart(t: Target): Promise<BenchRow> {
  * locate the symbol outside strings and comments, the snippet) grows with its size, the server's answer hardly.
  */
 async function benchLargeFile(): Promise<BenchRow> {
-  const dir = await mkdtemp(path.join(tmpdir(), "runbound-bench-bigfile-"));
-  await writeFile(path.join(dir, "package.json"), '{ "name": "bigfile", "type": "module" }\n');
-  await writeFile(
-    path.join(dir, "tsconfig.json"),
-    '{ "compilerOptions": { "strict": true, "module": "nodenext", "noEmit": true }, "include": ["src"] }\n',
-  );
-  const { mkdir } = await import("node:fs/promises");
-  await mkdir(path.join(dir, "src"));
+  const dir = await tsProject("bigfile");
   const parts: string[] = [];
   for (let i = 0; i < 40_000; i++)
     parts.push(`export function f${i}(x: number): number {\n  return x + ${i};\n}\n`);
