@@ -3,11 +3,11 @@
  * answered in one call — reason, location with its source line, the top frames and the top frame's locals — and a
  * program that does not stop within the deadline is reported as running, honestly.
  */
-import { readFileSync, statSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { ToolError } from "../errors.js";
+import { fileLines } from "../files/lines.js";
 import type { ProcessTracker, TrackedProcess } from "../proc/tracker.js";
 import type { AdapterSpec, ResolvedAdapter } from "./adapters.js";
 import { DapClient } from "./client.js";
@@ -56,8 +56,6 @@ const OUTPUT_LIMIT = 64 * 1024;
 const MAX_FRAMES = 30;
 const MAX_CHILDREN = 50;
 const MAX_VALUE = 400;
-/** Source files whose lines a session keeps (the most recently stopped in). */
-const SOURCES_KEPT = 16;
 /** The reason a stop waiter is withdrawn with: made once (an abort's default DOMException costs a stack each step). */
 const WITHDRAWN = new Error("the other event came first");
 
@@ -80,11 +78,6 @@ export class DebugSession {
   #output = "";
   #dropped = 0;
   readonly #workdir: string;
-  /**
-   * The lines of the source files the program stopped in, kept while a file's size and modification time stay the
-   * same: every stop shows one line, and reading the file again each time cost 0.3 ms per 80 KB of source.
-   */
-  readonly #sources = new Map<string, { size: number; mtimeMs: number; lines: string[] }>();
   readonly #timeouts: SessionTimeouts;
   readonly #processes: ProcessTracker;
 
@@ -496,20 +489,7 @@ export class DebugSession {
   }
 
   #sourceLine(rel: string, line: number): string {
-    const file = path.resolve(this.#workdir, rel);
-    try {
-      const { size, mtimeMs } = statSync(file);
-      let kept = this.#sources.get(file);
-      if (!kept || kept.size !== size || kept.mtimeMs !== mtimeMs) {
-        kept = { size, mtimeMs, lines: readFileSync(file, "utf8").split("\n") };
-        this.#sources.delete(file);
-        this.#sources.set(file, kept);
-        if (this.#sources.size > SOURCES_KEPT) this.#sources.delete(this.#sources.keys().next().value!);
-      }
-      return (kept.lines[line - 1] ?? "").trim();
-    } catch {
-      return "";
-    }
+    return (fileLines(path.resolve(this.#workdir, rel))?.[line - 1] ?? "").trim();
   }
 
   #rel(file: string): string {

@@ -1,5 +1,4 @@
 /** Turns LSP results into what the model reads: relative paths, 1-based lines, one-line snippets. */
-import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import type {
   Hover,
@@ -8,6 +7,7 @@ import type {
   MarkedString,
   MarkupContent,
 } from "vscode-languageserver-protocol";
+import { fileLines } from "../files/lines.js";
 import { uriPath } from "./diagnostics.js";
 
 export interface Place {
@@ -15,28 +15,6 @@ export interface Place {
   line: number;
   column: number;
   snippet: string;
-}
-
-/**
- * The lines of files snippets were read from, kept while a file's size and modification time stay the same: a
- * definition in a 2.6 MB file re-read and split it on every call (~4 ms); a stat is ~10 µs.
- */
-const kept = new Map<string, { size: number; mtimeMs: number; lines: readonly string[] }>();
-const KEPT_FILES = 32;
-
-function linesOf(file: string): readonly string[] | undefined {
-  try {
-    const { size, mtimeMs } = statSync(file);
-    const known = kept.get(file);
-    if (known && known.size === size && known.mtimeMs === mtimeMs) return known.lines;
-    const lines = readFileSync(file, "utf8").split("\n");
-    kept.delete(file);
-    kept.set(file, { size, mtimeMs, lines });
-    if (kept.size > KEPT_FILES) kept.delete(kept.keys().next().value!);
-    return lines;
-  } catch {
-    return undefined;
-  }
 }
 
 export class SnippetReader {
@@ -49,7 +27,7 @@ export class SnippetReader {
   }
 
   line(file: string, line0: number): string {
-    if (!this.#cache.has(file)) this.#cache.set(file, linesOf(file));
+    if (!this.#cache.has(file)) this.#cache.set(file, fileLines(file));
     const text = (this.#cache.get(file)?.[line0] ?? "").trim();
     return text.length > 160 ? `${text.slice(0, 160)}…` : text;
   }

@@ -35,6 +35,22 @@ async function timeEach(n: number, work: (i: number) => Promise<unknown>): Promi
   return (performance.now() - start) / n;
 }
 
+/** `calls` calls per round, the sides alternating round by round; the row compares their medians. */
+async function againstRaw(
+  name: string,
+  calls: number,
+  ours: () => Promise<unknown>,
+  raw: () => Promise<unknown>,
+): Promise<BenchRow> {
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    a.push(await timeEach(calls, ours));
+    b.push(await timeEach(calls, raw));
+  }
+  return { name, ours: median(a), base: median(b), baseline: "raw LSP request, same server" };
+}
+
 interface Target {
   server: string;
   file: string;
@@ -91,20 +107,8 @@ export async function benchLsp(): Promise<BenchRow[]> {
           ),
         hover: () => server.request("textDocument/hover", { textDocument: { uri }, position }, 10_000),
       };
-      for (const action of ["definition", "references", "hover"] as const) {
-        const ours: number[] = [];
-        const base: number[] = [];
-        for (let r = 0; r < ROUNDS; r++) {
-          ours.push(await timeEach(CALLS, () => tool(action)));
-          base.push(await timeEach(CALLS, raw[action]));
-        }
-        rows.push({
-          name: `${t.server} ${action} (warm)`,
-          ours: median(ours),
-          base: median(base),
-          baseline: "raw LSP request, same server",
-        });
-      }
+      for (const action of ["definition", "references", "hover"] as const)
+        rows.push(await againstRaw(`${t.server} ${action} (warm)`, CALLS, () => tool(action), raw[action]));
       rows.push(await benchWriteToDiagnostics(t, dir, client, lsp.supervisor));
     } finally {
       await run.dispose();
@@ -154,26 +158,19 @@ async function benchLargeProject(): Promise<BenchRow[]> {
     const uri = pathToFileURL(file).href;
     const position = { line: 1, character: 23 };
     for (const action of ["references", "definition"] as const) {
-      const ours: number[] = [];
-      const base: number[] = [];
-      for (let r = 0; r < ROUNDS; r++) {
-        ours.push(await timeEach(10, () => client.callTool({ name: "lsp", arguments: { action, ...args } })));
-        base.push(
-          await timeEach(10, () =>
+      rows.push(
+        await againstRaw(
+          `tsgo ${action}, 300-module project`,
+          10,
+          () => client.callTool({ name: "lsp", arguments: { action, ...args } }),
+          () =>
             server.request(
               action === "references" ? "textDocument/references" : "textDocument/definition",
               { textDocument: { uri }, position, context: { includeDeclaration: true } },
               30_000,
             ),
-          ),
-        );
-      }
-      rows.push({
-        name: `tsgo ${action}, 300-module project`,
-        ours: median(ours),
-        base: median(base),
-        baseline: "raw LSP request, same server",
-      });
+        ),
+      );
     }
   } finally {
     await run.dispose();
@@ -285,26 +282,17 @@ async function benchLargeFile(): Promise<BenchRow> {
     const file = path.join(dir, args.file);
     const { client: server } = await run.resource("lsp")!.supervisor.clientFor(file, args.file);
     const uri = pathToFileURL(file).href;
-    const ours: number[] = [];
-    const base: number[] = [];
-    for (let r = 0; r < ROUNDS; r++) {
-      ours.push(await timeEach(10, () => client.callTool({ name: "lsp", arguments: args })));
-      base.push(
-        await timeEach(10, () =>
-          server.request(
-            "textDocument/definition",
-            { textDocument: { uri }, position: { line: 120_000, character: 20 } },
-            30_000,
-          ),
+    return await againstRaw(
+      "tsgo definition, 2.6 MB file",
+      10,
+      () => client.callTool({ name: "lsp", arguments: args }),
+      () =>
+        server.request(
+          "textDocument/definition",
+          { textDocument: { uri }, position: { line: 120_000, character: 20 } },
+          30_000,
         ),
-      );
-    }
-    return {
-      name: "tsgo definition, 2.6 MB file",
-      ours: median(ours),
-      base: median(base),
-      baseline: "raw LSP request, same server",
-    };
+    );
   } finally {
     await run.dispose();
     await rm(dir, { recursive: true, force: true });
