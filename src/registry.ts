@@ -5,8 +5,9 @@
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import {
-  CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
+  McpError,
   type ToolAnnotations,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
@@ -195,7 +196,7 @@ export class Registry {
       { capabilities: { tools: { listChanged: true } } },
     );
     // The SDK installs its tools/list and tools/call handlers lazily on the first registerTool; install them now so
-    // a surface with no tools still answers tools/list, and so the tools/call override below is the last word.
+    // a surface with no tools still answers tools/list, and so their tools/call handler can be taken away below.
     const internals = server as unknown as { setToolRequestHandlers?: () => void };
     if (typeof internals.setToolRequestHandlers !== "function") {
       throw new Error(
@@ -205,11 +206,29 @@ export class Registry {
     internals.setToolRequestHandlers();
     const mount: Mount = { surface, server, caller };
     for (const spec of this.visible(surface)) this.#register(server, spec, surface, caller);
-    server.server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-      const token = request.params._meta?.progressToken;
+    // tools/call reaches the dispatcher without the SDK's tools/call handling, which parsed every request twice and
+    // every result once more with zod: ~0.1 ms a call between I/O (measured on a 3.4 ms lldb step), for checks the
+    // gate makes anyway (strict arguments, the output schema). The fallback is the SDK's hook for a method that has no
+    // handler of its own.
+    server.server.removeRequestHandler("tools/call");
+    server.server.fallbackRequestHandler = async (request, extra) => {
+      if (request.method !== "tools/call")
+        throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+      const { name, arguments: args, _meta } = request.params ?? {};
+      if (typeof name !== "string")
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          "tools/call needs params.name, the name of a listed tool",
+        );
+      if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args)))
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `tools/call ${name}: params.arguments must be an object of the tool's arguments`,
+        );
+      const token = (_meta as { progressToken?: string | number } | undefined)?.progressToken;
       return this.#options.dispatch({
-        name: request.params.name,
-        args: request.params.arguments ?? {},
+        name,
+        args: (args ?? {}) as Record<string, unknown>,
         surface,
         caller,
         signal: extra.signal,
@@ -222,7 +241,7 @@ export class Registry {
                   params: { progressToken: token, ...update },
                 }),
       });
-    });
+    };
     this.#mounts.add(mount);
     return { server, unmount: () => this.#mounts.delete(mount) };
   }

@@ -132,7 +132,7 @@ for (const c of CASES) {
       expect((out.structuredContent as { location: { line: number } }).location.line).toBeGreaterThanOrEqual(
         c.callLine,
       );
-      // Each stop waits for "stopped" or "terminated"; the one that did not come is withdrawn with its timer.
+      // Each stop waits on one waiter for "stopped" or "terminated"; none is left behind with its timer.
       expect(run.resource("debug")!.running!.waiting).toBe(0);
     });
 

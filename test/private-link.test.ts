@@ -1,5 +1,6 @@
 import { readdir, readFile, readlink } from "node:fs/promises";
 import net from "node:net";
+import { CallToolResultSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { createRun, ProgrammaticQuestionPort } from "../src/index.js";
 import { call, track, workdirWith } from "./helpers.js";
@@ -66,5 +67,28 @@ describe("the private in-memory link", () => {
     } finally {
       net.Server.prototype.listen = originalListen;
     }
+  });
+
+  it("a malformed tools/call is refused with what to send; another method is not found; calls still work", async () => {
+    const run = track(await createRun({ workdir: await workdirWith({ "a.txt": "a\n" }) }));
+    const client = await run.link({ surface: "readonly" });
+    const raw = (params: Record<string, unknown>) =>
+      client.request({ method: "tools/call", params }, CallToolResultSchema);
+    await expect(raw({ arguments: { path: "a.txt" } })).rejects.toMatchObject({
+      code: ErrorCode.InvalidParams,
+      message: expect.stringMatching(/params\.name, the name of a listed tool/),
+    });
+    await expect(raw({ name: "read", arguments: ["a.txt"] })).rejects.toMatchObject({
+      code: ErrorCode.InvalidParams,
+      message: expect.stringMatching(/read: params\.arguments must be an object/),
+    });
+    await expect(client.request({ method: "resources/list" }, CallToolResultSchema)).rejects.toMatchObject({
+      code: ErrorCode.MethodNotFound,
+    });
+    // The harness's own result schema, when it passes one, is still applied; without one the gate's result arrives.
+    const parsed = await raw({ name: "read", arguments: { path: "a.txt" } });
+    expect(parsed.content[0]).toMatchObject({ type: "text" });
+    const direct = await client.callTool({ name: "read", arguments: { path: "a.txt" } });
+    expect(direct.structuredContent).toEqual(parsed.structuredContent);
   });
 });

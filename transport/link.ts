@@ -5,11 +5,36 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult, CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
+import { z } from "zod";
 
 export interface PrivateLink {
   readonly client: Client;
   /** Closes both ends. */
   close(): Promise<void>;
+}
+
+/*
+ * Every result on this link was made by runbound's gate in this process, and checked there against the tool's output
+ * schema (with the SDK's own Ajv validator) before it was sent; the in-memory transport hands the object over as is.
+ * A stock Client parses it again with zod and validates it again with Ajv: ~0.05–0.08 ms a call between I/O
+ * (measured on a 3.4 ms lldb step), for the same answer. The link's client skips both; a harness that passes its
+ * own result schema to callTool still gets that schema applied.
+ */
+const CHECKED_BY_THE_GATE: jsonSchemaValidator = {
+  getValidator<T>(): JsonSchemaValidator<T> {
+    return (input) => ({ valid: true, data: input as T, errorMessage: undefined });
+  },
+};
+const AS_THE_GATE_MADE_IT = z.custom<CallToolResult>() as unknown as typeof CallToolResultSchema;
+
+class LinkedClient extends Client {
+  override callTool(
+    ...[params, resultSchema = AS_THE_GATE_MADE_IT, options]: Parameters<Client["callTool"]>
+  ): ReturnType<Client["callTool"]> {
+    return super.callTool(params, resultSchema, options);
+  }
 }
 
 export async function linkPrivately(
@@ -18,7 +43,7 @@ export async function linkPrivately(
 ): Promise<PrivateLink> {
   const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
   await server.connect(serverEnd);
-  const client = new Client(clientInfo, { capabilities: {} });
+  const client = new LinkedClient(clientInfo, { capabilities: {}, jsonSchemaValidator: CHECKED_BY_THE_GATE });
   await client.connect(clientEnd);
   return {
     client,

@@ -18,7 +18,7 @@ interface Pending {
 }
 
 interface EventWaiter {
-  readonly event: string;
+  readonly events: readonly string[];
   readonly accept: (event: DebugProtocol.Event) => boolean;
   resolve(event: DebugProtocol.Event): void;
   reject(error: Error): void;
@@ -86,45 +86,34 @@ export class DapClient {
 
   /**
    * Registers a waiter for an event now (before the action that causes it is sent, so it cannot be missed) and
-   * returns its promise. `withdraw` aborting removes it (with its timer) and rejects it with the abort's reason.
+   * returns its promise. Several names: the first of them to come settles it (a stop or the end: one waiter and
+   * one timer, nothing left to withdraw).
    */
   waitFor(
-    event: string,
+    event: string | readonly string[],
     timeoutMs: number,
     accept: (e: DebugProtocol.Event) => boolean = () => true,
-    withdraw?: AbortSignal,
   ): Promise<DebugProtocol.Event> {
     if (this.#closed) return Promise.reject(new Error(this.#closed));
-    if (withdraw?.aborted) return Promise.reject(withdraw.reason);
+    const events = typeof event === "string" ? [event] : event;
     return new Promise((resolve, reject) => {
-      const settle = () => {
-        clearTimeout(timer);
-        withdraw?.removeEventListener("abort", onWithdraw);
-      };
       const timer = setTimeout(() => {
         this.#waiters.delete(waiter);
-        settle();
-        reject(new DapTimeout(`no ${event} event within ${timeoutMs} ms`));
+        reject(new DapTimeout(`no ${events.join(" or ")} event within ${timeoutMs} ms`));
       }, timeoutMs);
-      const onWithdraw = () => {
-        this.#waiters.delete(waiter);
-        settle();
-        reject(withdraw!.reason);
-      };
       const waiter: EventWaiter = {
-        event,
+        events,
         accept,
         resolve: (e) => {
-          settle();
+          clearTimeout(timer);
           resolve(e);
         },
         reject: (e) => {
-          settle();
+          clearTimeout(timer);
           reject(e);
         },
       };
       this.#waiters.add(waiter);
-      withdraw?.addEventListener("abort", onWithdraw, { once: true });
     });
   }
 
@@ -140,7 +129,7 @@ export class DapClient {
       pending.reject(new Error(`${reason} (while waiting for ${pending.command})`));
     this.#pending.clear();
     for (const waiter of this.#waiters)
-      waiter.reject(new Error(`${reason} (while waiting for ${waiter.event})`));
+      waiter.reject(new Error(`${reason} (while waiting for ${waiter.events.join(" or ")})`));
     this.#waiters.clear();
   }
 
@@ -180,7 +169,7 @@ export class DapClient {
     } else if (message.type === "event") {
       const event = message as DebugProtocol.Event;
       for (const waiter of [...this.#waiters]) {
-        if (waiter.event === event.event && waiter.accept(event)) {
+        if (waiter.events.includes(event.event) && waiter.accept(event)) {
           this.#waiters.delete(waiter);
           waiter.resolve(event);
         }

@@ -56,8 +56,6 @@ const OUTPUT_LIMIT = 64 * 1024;
 const MAX_FRAMES = 30;
 const MAX_CHILDREN = 50;
 const MAX_VALUE = 400;
-/** The reason a stop waiter is withdrawn with: made once (an abort's default DOMException costs a stack each step). */
-const WITHDRAWN = new Error("the other event came first");
 
 export class DebugSession {
   readonly spec: AdapterSpec;
@@ -446,15 +444,12 @@ export class DebugSession {
 
   /** The next stop, exit or termination, registered before the request that causes it. */
   #nextStop(timeoutMs: number): Promise<"stopped" | "exited" | "running"> {
-    // Whichever comes first settles it and the other waiter is withdrawn: left alone, every step left a
-    // "terminated" waiter and its timer behind for the whole deadline, and each event scanned them all.
-    const settled = new AbortController();
-    const wait = (event: string) => this.#client.waitFor(event, timeoutMs, undefined, settled.signal);
-    const stopped = wait("stopped").then(() => "stopped" as const);
-    const ended = wait("terminated").then(() => "exited" as const);
-    return Promise.any([stopped, ended])
-      .catch(() => (this.#client.closed ? ("exited" as const) : ("running" as const)))
-      .finally(() => settled.abort(WITHDRAWN));
+    // One waiter for both: two, with the loser withdrawn on an abort signal, put that withdrawal between the
+    // stop and the stack request (~60 µs of a 3 ms lldb step, measured).
+    return this.#client.waitFor(["stopped", "terminated"], timeoutMs).then(
+      (event) => (event.event === "stopped" ? ("stopped" as const) : ("exited" as const)),
+      () => (this.#client.closed ? ("exited" as const) : ("running" as const)),
+    );
   }
 
   /** Event waiters still registered with the adapter's client (for tests: none between calls). */

@@ -4,7 +4,7 @@
  * as the same information (next + stopped + stackTrace + scopes + variables) and as the bare step (next +
  * stopped). For debugpy also against debugpy as shipped (no TCP_NODELAY on pydevd's socket: every request waits
  * ~44 ms on Nagle). In each round every side is launched, then the sides step in turn, one step each, so that
- * machine noise falls on all of them alike.
+ * machine noise falls on all of them alike; the order of the sides turns each step.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -106,7 +106,10 @@ export async function benchDebug(): Promise<DebugBenchRow[]> {
           sides.push(await openOurs(c, dir, ours));
           sides.push(await openRaw(c, dir, raw, false));
           if (c.adapter === "debugpy") sides.push(await openRaw(c, dir, shipped, true));
-          for (let i = 0; i < STEPS; i++) for (const side of sides) await side.step();
+          // The order turns each step: a side that always went right after debugpy as shipped (~176 ms idle on
+          // Nagle) paid for the idle machine (cold caches, clocked down) in every sample.
+          for (let i = 0; i < STEPS; i++)
+            for (let k = 0; k < sides.length; k++) await sides[(i + k) % sides.length]!.step();
         } finally {
           for (const side of sides) await side.close();
         }
