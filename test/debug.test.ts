@@ -143,7 +143,7 @@ for (const c of CASES) {
       await expect.poll(async () => textOf(await debug({ operation: "output" }))).toContain(c.output);
       const pid = run.resource("debug")!.running!.pid!;
       expect(textOf(await debug({ operation: "terminate" }))).toMatch(
-        /^Terminated .*; the program and the adapter are gone\.$/,
+        /^Terminated [^,]* under \w+, exited; the program and the adapter are gone\.$/,
       );
       expect(await isAlive(pid)).toBe(false);
       expect(textOf(await debug({ operation: "stack" }))).toMatch(

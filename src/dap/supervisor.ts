@@ -255,8 +255,15 @@ export class DebugSupervisor {
   }
 
   describe(session: DebugSession): string {
-    const left = Math.max(0, Math.round((this.timeLeftMs ?? 0) / 60000));
-    return `${path.isAbsolute(session.program) ? path.relative(this.#workdir, session.program) : session.program} under ${session.spec.name}, ${session.state}, ${left} min left of its TTL`;
+    const program = path.isAbsolute(session.program)
+      ? path.relative(this.#workdir, session.program)
+      : session.program;
+    const what = `${program} under ${session.spec.name}, ${session.state}`;
+    // An ended program has no time left to speak of; under a minute, the seconds ("0 min left" reads as gone).
+    if (session.state === "exited") return what;
+    const ms = Math.max(0, this.timeLeftMs ?? 0);
+    const left = ms < 60_000 ? `${Math.ceil(ms / 1000)} s` : `${Math.round(ms / 60_000)} min`;
+    return `${what}, ${left} left of its TTL`;
   }
 
   async dispose(): Promise<void> {
