@@ -36,8 +36,26 @@ describe("lsp actions over the sample workspace", () => {
   it("symbols by query, with file choosing the server (started if need be)", async () => {
     const result = await lsp({ action: "symbols", query: "ValueCents", file: "go/main.go" });
     expect(textOf(result)).toMatch(
-      /^\d+ symbols? matching "ValueCents":\n {2}go\/stock\.go:33 {2}Stock\.ValueCents \(method in example\.com\/inventory\)/,
+      /^\d+ symbols? matching "ValueCents", searched by gopls @ go:\n {2}go\/stock\.go:33 {2}Stock\.ValueCents \(method in example\.com\/inventory\)/,
     );
+  });
+
+  it("symbols by query alone: the running servers search, and the answer names those that did not", async () => {
+    // tsgo and gopls run by now (the tests above); pyright, clangd and rust-analyzer could serve but do not run.
+    const result = await lsp({ action: "symbols", query: "Stock" });
+    const text = textOf(result);
+    expect(text).toMatch(
+      /^\d+ symbols matching "Stock", searched by (tsgo @ ts, gopls @ go|gopls @ go, tsgo @ ts):\n/,
+    );
+    expect(text).toMatch(/^ {2}ts\/src\/stock\.ts:7 {2}Stock \(class\b/m);
+    expect(text).toMatch(/^ {2}go\/stock\.go:11 {2}Stock \(struct\b/m);
+    expect(text).toMatch(
+      /\nNot searched: pyright \(python\), clangd \(c\), rust-analyzer \(rust\) are not running — pass `file` \(a file of that language\) with `query` to search there too\.$/,
+    );
+    expect(result.structuredContent).toMatchObject({
+      searched: expect.arrayContaining(["tsgo @ ts", "gopls @ go"]),
+      not_searched: [expect.stringMatching(/^pyright \(python\), clangd/)],
+    });
   });
 
   it('diagnostics "*" runs each language\'s checker and reports per file first', async () => {

@@ -67,14 +67,19 @@ describe("locateSymbol: line + symbol, never a column", () => {
   it("not on that line: quotes the line and names the nearest lines where it occurs", () => {
     const text = "def load():\n    pass\n\nx = 1\nload()\nload()\n";
     expect(() => locateSymbol(text, 4, "load", "python")).toThrow(
-      '`symbol` "load" is not on line 4, which reads: "x = 1". It occurs on lines 1, 5, 6; use one of those as `line`.',
+      '`symbol` "load" is not on line 4, which reads: `x = 1`. It occurs on lines 1, 5, 6; use one of those as `line`.',
     );
     expect(() => locateSymbol(text, 2, "nope", "python")).toThrow(
-      '`symbol` "nope" is not on line 2, which reads: "pass". It does not occur as an identifier anywhere in this file.',
+      '`symbol` "nope" is not on line 2, which reads: `pass`. It does not occur as an identifier anywhere in this file.',
     );
     expect(() => locateSymbol(text, 9, "load", "python")).toThrow(
       "`line` 9 is past the end of the file (7 lines).",
     );
+    // A docstring stays readable in a code span; a line with a backtick of its own goes in quotes.
+    expect(() => locateSymbol('"""Stock levels."""\n', 1, "load", "python")).toThrow(
+      'which reads: `"""Stock levels."""`.',
+    );
+    expect(() => locateSymbol("const s = `x`;\n", 1, "load", "c")).toThrow('which reads: "const s = `x`;".');
     expect(() => locateSymbol(text, 1, "()", "python")).toThrow(/has no identifier in it/);
   });
 

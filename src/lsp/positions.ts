@@ -192,7 +192,10 @@ function notOnLine(
       : nearest.length === 1
         ? ` It occurs on line ${nearest[0]}; use that as \`line\`.`
         : ` It occurs on lines ${nearest.join(", ")}; use one of those as \`line\`.`;
-  return `\`symbol\` "${symbol}" is not on line ${line}, which reads: ${quoted ? `"${quoted.length > 160 ? `${quoted.slice(0, 160)}…` : quoted}"` : "(an empty line)"}.${where}`;
+  const shown = quoted.length > 160 ? `${quoted.slice(0, 160)}…` : quoted;
+  // Backticks, as a code span: a line that starts or ends with quotes (a docstring) read as `""""…` in quotes.
+  const span = shown.includes("`") ? `"${shown}"` : `\`${shown}\``;
+  return `\`symbol\` "${symbol}" is not on line ${line}, which reads: ${quoted ? span : "(an empty line)"}.${where}`;
 }
 
 /** Converts a UTF-16 column of `lineText` into the server's encoding, and back. */

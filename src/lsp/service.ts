@@ -84,6 +84,8 @@ export interface LspAnswer {
     total?: number;
     hover?: string;
     symbols?: SymbolRow[];
+    searched?: string[];
+    not_searched?: string[];
     diagnostics?: DiagnosticRow[];
     freshness?: "fresh" | "stale" | "not ready";
     actions?: { title: string; kind?: string; preferred?: boolean }[];
@@ -345,15 +347,29 @@ export class Lsp {
       );
     }
     const rows: SymbolRow[] = [];
-    for (const client of clients.filter((c) => c.capabilities.workspaceSymbolProvider)) {
-      const raw = await client
-        .request<(SymbolInformation | WorkspaceSymbol)[] | null>(
+    // The answer names its scope: which servers searched, and which did not and why — a search of the running
+    // servers only must not read as "no such symbol in the project".
+    const searched: string[] = [];
+    const notSearched: string[] = [];
+    const label = (c: LspClient) => `${c.spec.id} @ ${reader.rel(c.root) || "."}`;
+    for (const client of clients) {
+      if (!client.capabilities.workspaceSymbolProvider) {
+        notSearched.push(`${label(client)} has no workspace symbol search`);
+        continue;
+      }
+      let raw: (SymbolInformation | WorkspaceSymbol)[] | null;
+      try {
+        raw = await client.request<(SymbolInformation | WorkspaceSymbol)[] | null>(
           "workspace/symbol",
           { query },
           this.supervisor.timeouts.requestMs,
           signal,
-        )
-        .catch(() => null);
+        );
+      } catch (error) {
+        notSearched.push(`${label(client)} failed: ${(error as Error).message}`);
+        continue;
+      }
+      searched.push(label(client));
       for (const s of raw ?? []) {
         const loc = s.location;
         const file = uriPath(loc.uri);
@@ -367,12 +383,36 @@ export class Lsp {
         });
       }
     }
+    if (args.file === undefined) {
+      const idle = this.supervisor
+        .status()
+        .available.filter((a) => !clients.some((c) => c.spec.id === a.id))
+        .map((a) => `${a.id} (${a.roots.join(", ")})`);
+      if (idle.length)
+        notSearched.push(
+          `${idle.join(", ")} ${idle.length === 1 ? "is" : "are"} not running — pass \`file\` (a file of that language) with \`query\` to search there too`,
+        );
+    }
     const inWorkdir = rows.filter((r) => !r.path.startsWith("/"));
     const shown = inWorkdir.slice(0, MAX_WORKSPACE_SYMBOLS);
     const count = inWorkdir.length > shown.length ? ` (showing ${shown.length} of ${inWorkdir.length})` : "";
+    const by = searched.length ? `searched by ${searched.join(", ")}` : "no server could search";
+    const lines = shown.map(
+      (s) => `  ${s.path}:${s.line}  ${s.name} (${s.kind}${s.container ? ` in ${s.container}` : ""})`,
+    );
     return {
-      text: `${plural(inWorkdir.length, "symbol")} matching "${query}"${count}:\n${shown.map((s) => `  ${s.path}:${s.line}  ${s.name} (${s.kind}${s.container ? ` in ${s.container}` : ""})`).join("\n")}`,
-      structured: { action: "symbols", symbols: shown, total: inWorkdir.length },
+      text: [
+        `${plural(inWorkdir.length, "symbol")} matching "${query}"${count}, ${by}${lines.length ? ":" : "."}`,
+        ...lines,
+        ...(notSearched.length ? [`Not searched: ${notSearched.join("; ")}.`] : []),
+      ].join("\n"),
+      structured: {
+        action: "symbols",
+        symbols: shown,
+        total: inWorkdir.length,
+        searched,
+        ...(notSearched.length ? { not_searched: notSearched } : {}),
+      },
     };
   }
 

@@ -97,6 +97,14 @@ export const lspTool = defineTool({
         }),
       )
       .optional(),
+    searched: z
+      .array(z.string())
+      .optional()
+      .describe("For a workspace symbol search: the servers that searched (id @ root)."),
+    not_searched: z
+      .array(z.string())
+      .optional()
+      .describe("For a workspace symbol search: servers that did not search, and why."),
     diagnostics: z.array(diagnostic).optional(),
     freshness: z.enum(["fresh", "stale", "not ready"]).optional(),
     actions: z
