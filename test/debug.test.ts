@@ -116,6 +116,8 @@ for (const c of CASES) {
         .reference;
       const variables = await debug({ operation: "variables", reference });
       expect(textOf(variables)).toMatch(/count = 3/);
+      // A reference the adapter does not know: an answer that says so, never an empty one.
+      expect(textOf(await debug({ operation: "variables", reference: 987654 }))).toMatch(/\S/);
       const evaluated = await debug({ operation: "evaluate", expression: c.expression[0] });
       expect(textOf(evaluated)).toMatch(
         new RegExp(`^${c.expression[0].replace("*", "\\*")} = ${c.expression[1]}`),
@@ -383,6 +385,9 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
     );
     expect(await debug({ operation: "breakpoints", file: "../x.py", lines: [1] })).toMatch(
       /^`file` "..\/x.py" is outside the workdir/,
+    );
+    expect(await debug({ operation: "breakpoints", file: "loose.py", lines: [1, 9, 12] })).toBe(
+      "`lines` 9, 12 are past the end of loose.py (1 line); no breakpoint was changed.",
     );
   });
 

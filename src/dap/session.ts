@@ -287,7 +287,7 @@ export class DebugSession {
         this.#timeouts.requestMs,
       )
       .catch((error: Error) => {
-        throw new ToolError(`Evaluating \`${expression}\` failed: ${error.message}`);
+        throw new ToolError(`Evaluating \`${expression}\` failed: ${error.message.trim()}`);
       });
     const result = body.result.length > MAX_VALUE ? `${body.result.slice(0, MAX_VALUE)}…` : body.result;
     return {

@@ -7,8 +7,10 @@ import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { ToolError } from "../errors.js";
+import { fileLines } from "../files/lines.js";
 import { confine } from "../files/paths.js";
 import { rootAbove, rootsIn } from "../files/roots.js";
+import { plural } from "../files/text.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { ADAPTERS, type AdapterSpec, adapterForProgram, type ResolvedAdapter } from "./adapters.js";
 import { classify, type DebugServer, whoListens } from "./listeners.js";
@@ -93,6 +95,16 @@ export class DebugSupervisor {
   ): Promise<{ path: string; results: BreakpointResult[]; sent: boolean }> {
     const target = await confine(this.#workdir, file, "file");
     if (!existsSync(target.real)) throw new ToolError(`\`file\` ${target.rel} does not exist.`);
+    // A line past the end would be sent and come back "not verified" with no reason given; say it now.
+    const text = fileLines(target.real);
+    // The empty string after a final newline is not a line of the file.
+    const length = text && (text.at(-1) === "" ? text.length - 1 : text.length);
+    const past = length === undefined ? [] : lines.filter((line) => line > length);
+    if (length !== undefined && past.length) {
+      throw new ToolError(
+        `\`lines\` ${past.join(", ")} ${past.length === 1 ? "is" : "are"} past the end of ${target.rel} (${plural(length, "line")}); no breakpoint was changed.`,
+      );
+    }
     if (lines.length) this.#breakpoints.set(target.real, [...lines]);
     else this.#breakpoints.delete(target.real);
     const session = this.#session;

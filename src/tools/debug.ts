@@ -218,21 +218,29 @@ export const debugTool = defineTool({
       case "stack": {
         const frames = await debug.session("stack").stack(args.thread_id);
         return {
-          text: frames.map((f) => `  #${f.id} ${f.name}${f.path ? ` (${f.path}:${f.line})` : ""}`).join("\n"),
+          text:
+            frames.map((f) => `  #${f.id} ${f.name}${f.path ? ` (${f.path}:${f.line})` : ""}`).join("\n") ||
+            "No frames: the adapter listed none for this thread.",
           structured: { operation: "stack", frames },
         };
       }
       case "scopes": {
         const scopes = await debug.session("scopes").scopes(need("frame_id", "a frame id from stack"));
         return {
-          text: scopes.map((s) => `  ${s.name}: reference ${s.reference}`).join("\n"),
+          text:
+            scopes.map((s) => `  ${s.name}: reference ${s.reference}`).join("\n") ||
+            `No scopes for frame ${args.frame_id}: take a frame id from the latest stack.`,
           structured: { operation: "scopes", scopes },
         };
       }
       case "variables": {
-        const { variables, total } = await debug
-          .session("variables")
-          .variables(need("reference", "from scopes or variables"));
+        const reference = need("reference", "from scopes or variables");
+        const { variables, total } = await debug.session("variables").variables(reference);
+        if (variables.length === 0)
+          return {
+            text: `Reference ${reference} has no children. A reference from scopes or variables holds until the program runs again; take a fresh one from the latest stop.`,
+            structured: { operation: "variables", variables, total },
+          };
         const more = total > variables.length ? `\n(showing ${variables.length} of ${total})` : "";
         return {
           text:
