@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun, type Run } from "../src/index.js";
 import type { ServerSpec } from "../src/lsp/catalog.js";
+import { identifierProblem } from "../src/lsp/identifiers.js";
 import { call, textOf, track, treeOf, workdirWith, workspaceCopy } from "./helpers.js";
 
 describe("lsp_rename against real servers", () => {
@@ -50,13 +51,29 @@ describe("lsp_rename against real servers", () => {
     );
   });
 
-  it("gopls: an invalid identifier is refused by the server, and nothing changes", async () => {
-    const before = await treeOf(path.join(dir, "go"));
-    const result = await rename({ file: "go/stock.go", line: 38, symbol: "total", new_name: "1bad" });
-    expect(textOf(result)).toBe(
-      'gopls could not rename `total` at go/stock.go:38 to `1bad`: invalid identifier to rename: "1bad". Nothing was changed.',
-    );
-    expect(await treeOf(path.join(dir, "go"))).toEqual(before);
+  it("a new name that is no identifier of the language, or is reserved there, is refused before the server is asked", async () => {
+    // tsgo applied a rename to "1bad" and left the code broken; gopls refuses it itself, pyright accepts "class".
+    const before = await treeOf(dir);
+    const refusals: [Record<string, unknown>, string][] = [
+      [
+        { file: "ts/src/main.ts", line: 3, symbol: "stock", new_name: "1bad" },
+        '`new_name` "1bad" is not a TypeScript identifier (it must be a letter, `_` or `$`, then letters, digits, `_` or `$`); nothing was changed.',
+      ],
+      [
+        { file: "go/stock.go", line: 38, symbol: "total", new_name: "1bad" },
+        '`new_name` "1bad" is not a Go identifier (it must be a letter or `_`, then letters, digits or `_`); nothing was changed.',
+      ],
+      [
+        { file: "go/stock.go", line: 38, symbol: "total", new_name: "func" },
+        '`new_name` "func" is a reserved word in Go; nothing was changed.',
+      ],
+      [
+        { file: "python/inventory/stock.py", line: 17, symbol: "add", new_name: "class" },
+        '`new_name` "class" is a reserved word in Python; nothing was changed.',
+      ],
+    ];
+    for (const [args, message] of refusals) expect(textOf(await rename(args))).toBe(message);
+    expect(await treeOf(dir)).toEqual(before);
   });
 
   it("pyright: a built-in cannot be renamed (prepareRename says no)", async () => {
@@ -140,5 +157,30 @@ describe("lsp_rename applies a WorkspaceEdit all or nothing (scripted server)", 
       "lsp_rename: the server's edit would change /tmp/outside-the-workdir.fake, which is outside the workdir; nothing was changed.",
     );
     expect(await treeOf(workdir)).toEqual(files);
+  });
+});
+
+describe("identifierProblem: what a rename may name a symbol", () => {
+  it("takes each language's identifiers, non-ASCII ones included, and refuses the rest with the rule", () => {
+    for (const [name, language] of [
+      ["ціна", "python"],
+      ["_private", "python"],
+      ["$el", "javascript"],
+      ["delete", "typescript"],
+      ["ναι", "go"],
+      ["r#type", "rust"],
+      ["count_2", "c"],
+      ["$value", "dart"],
+      ["anything-goes", "haskell"],
+    ] as const) {
+      expect(identifierProblem(name, language), `${name} in ${language}`).toBeUndefined();
+    }
+    expect(identifierProblem("x-y", "c")).toBe(
+      "is not a C identifier (it must be a letter or `_`, then letters, digits or `_`)",
+    );
+    expect(identifierProblem("new", "cpp")).toBe("is a reserved word in C++");
+    expect(identifierProblem("fn", "rust")).toBe("is a reserved word in Rust");
+    expect(identifierProblem("two words", "typescript")).toMatch(/^is not a TypeScript identifier/);
+    expect(identifierProblem("", "python")).toMatch(/^is not a Python identifier/);
   });
 });

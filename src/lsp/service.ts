@@ -32,6 +32,7 @@ import {
   uriPath,
 } from "./diagnostics.js";
 import { asLocations, hoverText, type Place, SnippetReader, SYMBOL_KINDS } from "./format.js";
+import { identifierProblem } from "./identifiers.js";
 import { DiagnosticsJournal } from "./journal.js";
 import { analyse, familyOf, locateSymbol, toEncoding } from "./positions.js";
 import { runCheck } from "./project-check.js";
@@ -616,6 +617,8 @@ export class Lsp {
   ): Promise<RenameAnswer> {
     const t = await this.target(file, line, symbol);
     requireCapability(t.client, "rename");
+    const problem = identifierProblem(newName, t.languageId);
+    if (problem) throw new ToolError(`\`new_name\` "${newName}" ${problem}; nothing was changed.`);
     if (newName === t.target.identifier)
       throw new ToolError(`\`new_name\` is the current name \`${newName}\`; nothing to rename.`);
     const textDocument = { uri: fileUri(t.file) };
