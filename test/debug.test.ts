@@ -401,6 +401,68 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
   });
 });
 
+describe("a program that fails stops where it failed, saying what happened", () => {
+  const cases = [
+    {
+      adapter: "debugpy",
+      files: {
+        "py/pyproject.toml": "",
+        "py/boom.py": "def ratio(a, b):\n    return a / b\n\nprint(ratio(1, 0))\n",
+      },
+      program: "py/boom.py",
+      // An uncaught exception: without the adapter's default exception filter the program only exited (code 1).
+      stop: /^Stopped \(exception\) in thread \d+ at py\/boom\.py:2 in ratio\n {2}2 {2}return a \/ b\nException: ZeroDivisionError: division by zero\n/,
+      exception: { id: "ZeroDivisionError", description: "division by zero" },
+    },
+    {
+      adapter: "delve",
+      files: {
+        "go/go.mod": "module boom\n\ngo 1.21\n",
+        "go/main.go":
+          'package main\n\nimport "fmt"\n\nfunc pick(xs []int, i int) int {\n\treturn xs[i]\n}\n\nfunc main() {\n\tfmt.Println(pick([]int{1, 2}, 5))\n}\n',
+      },
+      program: "go",
+      // A panic stops inside the Go runtime; the answer also points at the frame in the workdir.
+      stop: /^Stopped \(exception\) in thread \d+ at \/.*runtime\/panic\.go:\d+ in runtime\.fatalpanic\n.*\nException: panic: "runtime error: index out of range \[5\] with length 2"\nFirst frame in the workdir: #\d+ main\.pick at go\/main\.go:6\n {2}6 {2}return xs\[i\]\n/,
+      exception: { id: "panic" },
+    },
+    {
+      adapter: "lldb",
+      files: {
+        "c/CMakeLists.txt": "",
+        "c/boom.c":
+          '#include <stdio.h>\n\nint read_it(int *p) {\n  return *p;\n}\n\nint main(void) {\n  printf("%d\\n", read_it(0));\n  return 0;\n}\n',
+      },
+      program: "c/boom",
+      stop: /^Stopped \(exception\) in thread \d+ at c\/boom\.c:4 in read_it\n {2}4 {2}return \*p;\nException: signal SIGSEGV/,
+      exception: { id: "signal" },
+    },
+  ] as const;
+  for (const c of cases) {
+    it(`${c.adapter}: stops at the failure with what was raised; continue lets it end`, async () => {
+      const workdir = await workdirWith(c.files);
+      if (c.adapter === "lldb")
+        execFileSync("gcc", [
+          "-g",
+          "-O0",
+          "-o",
+          path.join(workdir, "c/boom"),
+          path.join(workdir, "c/boom.c"),
+        ]);
+      const run = track(
+        await createRun({ workdir, conversationId: c.adapter, approver: "always", lsp: false }),
+      );
+      const client = await run.link({ surface: "full" });
+      const launched = await call(client, "debug", { operation: "launch", program: c.program });
+      expect(textOf(launched).split("\n").slice(1).join("\n")).toMatch(c.stop);
+      expect(launched.structuredContent).toMatchObject({ state: "stopped", exception: c.exception });
+      const ended = await call(client, "debug", { operation: "continue" });
+      expect(ended.structuredContent).toMatchObject({ state: "exited" });
+      expect(ended.structuredContent).not.toHaveProperty("exception");
+    });
+  }
+});
+
 /** Sets a breakpoint in the sample's stock.py and launches it: the start of the session fault tests. */
 async function launchStockWithBreakpoint(client: Client): Promise<void> {
   await call(client, "debug", { operation: "breakpoints", file: "python/inventory/stock.py", lines: [32] });

@@ -47,6 +47,10 @@ export interface StopReport {
   reason?: string;
   thread_id?: number;
   location?: { path: string; line: number; function: string; source: string };
+  /** When the top frame is outside the workdir (a runtime's panic handler, libc): the first frame inside it. */
+  workdir_frame?: { id: number; path: string; line: number; function: string; source: string };
+  /** At a stop for an exception (or a panic, a signal): what was raised, as the adapter names it. */
+  exception?: { id?: string; description: string };
   frames?: Frame[];
   locals?: Variable[];
   exit_code?: number;
@@ -63,7 +67,7 @@ export class DebugSession {
   readonly program: string;
   readonly startedAt = Date.now();
   state: SessionState = "running";
-  stopped: { reason: string; threadId: number } | undefined;
+  stopped: { reason: string; threadId: number; text?: string; description?: string } | undefined;
   exitCode: number | undefined;
   #client!: DapClient;
   /** The adapter process runbound started; undefined when attached to a program's own debug server. */
@@ -171,6 +175,13 @@ export class DebugSession {
     ]);
     const verified = new Map<string, DebugProtocol.Breakpoint[]>();
     for (const [file, lines] of breakpoints) verified.set(file, await this.setBreakpoints(file, lines));
+    // Stop where an IDE stops by default (debugpy: uncaught exceptions). Without this a Python program that raises
+    // just exits with a traceback in its output, and the frame that raised is gone.
+    const filters = (this.#capabilities.exceptionBreakpointFilters ?? [])
+      .filter((f) => f.default)
+      .map((f) => f.filter);
+    if (filters.length)
+      await client.request("setExceptionBreakpoints", { filters }, t.requestMs).catch(() => undefined);
     if (this.#capabilities.supportsConfigurationDoneRequest !== false)
       await client.request("configurationDone", {}, t.requestMs);
     const response = await launched;
@@ -315,10 +326,28 @@ export class DebugSession {
       if (first)
         locals = (await this.variables(first.reference, 20).catch(() => ({ variables: [] }))).variables;
     }
+    const exception = this.stopped.reason === "exception" ? await this.#exception() : undefined;
+    // A Go panic stops in runtime.fatalpanic, a signal may stop in libc: point at the code the agent can change.
+    const own =
+      top?.path && path.isAbsolute(top.path)
+        ? frames.find((f) => f.path && f.line && !path.isAbsolute(f.path))
+        : undefined;
     return {
       state: "stopped",
       reason: this.stopped.reason,
       thread_id: this.stopped.threadId,
+      ...(exception ? { exception } : {}),
+      ...(own?.path && own.line
+        ? {
+            workdir_frame: {
+              id: own.id,
+              path: own.path,
+              line: own.line,
+              function: own.name,
+              source: this.#sourceLine(own.path, own.line),
+            },
+          }
+        : {}),
       ...(top?.path && top.line
         ? {
             location: {
@@ -332,6 +361,24 @@ export class DebugSession {
       frames: frames.slice(0, 5),
       locals,
     };
+  }
+
+  /** What a stop for an exception was about: the adapter's exceptionInfo where it has one, else the stop's text. */
+  async #exception(): Promise<StopReport["exception"]> {
+    const stop = this.stopped!;
+    if (this.#capabilities.supportsExceptionInfoRequest) {
+      const info = await this.#client
+        .request<DebugProtocol.ExceptionInfoResponse["body"]>(
+          "exceptionInfo",
+          { threadId: stop.threadId },
+          this.#timeouts.requestMs,
+        )
+        .catch(() => undefined);
+      const description = info?.description ?? info?.details?.message ?? stop.text ?? stop.description;
+      if (info && description) return { id: info.exceptionId, description: clip(description) };
+    }
+    const description = stop.text ?? stop.description;
+    return description ? { description: clip(description) } : undefined;
   }
 
   /** Ends the debuggee and the adapter as process trees; after an attach, detaches and leaves the program running. */
@@ -432,7 +479,12 @@ export class DebugSession {
     } else if (event.event === "stopped") {
       const body = (event as DebugProtocol.StoppedEvent).body;
       this.state = "stopped";
-      this.stopped = { reason: body.reason, threadId: body.threadId ?? this.stopped?.threadId ?? 1 };
+      this.stopped = {
+        reason: body.reason,
+        threadId: body.threadId ?? this.stopped?.threadId ?? 1,
+        ...(body.text ? { text: body.text } : {}),
+        ...(body.description ? { description: body.description } : {}),
+      };
     } else if (event.event === "continued") {
       this.state = "running";
     } else if (event.event === "exited") {
@@ -503,3 +555,5 @@ async function connectTcp(address: { host: string; port: number }): Promise<net.
   });
   return socket;
 }
+
+const clip = (value: string) => (value.length > MAX_VALUE ? `${value.slice(0, MAX_VALUE)}…` : value);

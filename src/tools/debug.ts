@@ -88,6 +88,20 @@ export const debugTool = defineTool({
     operation: z.string(),
     state: z.enum(["running", "stopped", "exited", "none"]).optional(),
     reason: z.string().optional(),
+    workdir_frame: z
+      .object({
+        id: z.number().int(),
+        path: z.string(),
+        line: z.number().int(),
+        function: z.string(),
+        source: z.string(),
+      })
+      .optional()
+      .describe("When the top frame is outside the workdir: the first frame inside it."),
+    exception: z
+      .object({ id: z.string().optional(), description: z.string() })
+      .optional()
+      .describe("At a stop for an exception: what was raised."),
     thread_id: z.number().int().optional(),
     location: z
       .object({ path: z.string(), line: z.number().int(), function: z.string(), source: z.string() })
@@ -294,6 +308,15 @@ export function describeStop(report: StopReport): string {
     `Stopped (${report.reason}) in thread ${report.thread_id}${report.location ? ` at ${report.location.path}:${report.location.line} in ${report.location.function}` : ""}`,
   ];
   if (report.location?.source) lines.push(`  ${report.location.line}  ${report.location.source}`);
+  if (report.exception)
+    lines.push(
+      `Exception: ${report.exception.id && !report.exception.description.startsWith(report.exception.id) ? `${report.exception.id}: ` : ""}${report.exception.description}`,
+    );
+  if (report.workdir_frame) {
+    const own = report.workdir_frame;
+    lines.push(`First frame in the workdir: #${own.id} ${own.function} at ${own.path}:${own.line}`);
+    if (own.source) lines.push(`  ${own.line}  ${own.source}`);
+  }
   if (report.frames?.length)
     lines.push(
       `Frames: ${report.frames.map((f) => `#${f.id} ${f.name}${f.line ? `:${f.line}` : ""}`).join(" ← ")}`,
