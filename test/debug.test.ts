@@ -478,7 +478,17 @@ describe("debug attach to delve and lldb-server, and what it refuses", () => {
     });
     execFileSync("gcc", ["-g", "-O0", "-o", "c/stock", "c/stock.c"], { cwd: copy.dir });
   });
+  // The debug servers are the test's own programs (runbound leaves an attached program running): each is killed with
+  // its process group here. A timer that killed them was unref'd, so a worker that exited first left every
+  // `dlv --accept-multiclient` of every run behind (seen: ten after a morning of test runs).
+  const servers: ReturnType<typeof spawn>[] = [];
   afterAll(async () => {
+    for (const server of servers) {
+      if (server.exitCode !== null || server.signalCode !== null) continue;
+      const gone = new Promise((resolve) => server.once("exit", resolve));
+      process.kill(-server.pid!, "SIGKILL");
+      await gone;
+    }
     await copy?.remove();
   });
 
@@ -493,7 +503,8 @@ describe("debug attach to delve and lldb-server, and what it refuses", () => {
     programOutputOnServerStdout: boolean,
   ): Promise<{ attached: string; stdout: string; exit: Promise<number | null> }> {
     const port = await freePort();
-    const server = spawn(command, args(port), { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const server = spawn(command, args(port), { cwd, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    servers.push(server);
     let stdout = "";
     server.stdout.on("data", (d: Buffer) => {
       stdout += d.toString();
@@ -535,7 +546,8 @@ describe("debug attach to delve and lldb-server, and what it refuses", () => {
         await expect.poll(() => stdout, { timeout: 20_000 }).toContain("value 5000");
       return { attached: textOf(attached), stdout, exit };
     } finally {
-      setTimeout(() => server.kill("SIGKILL"), 3000).unref();
+      // delve's multi-client server outlives its program; lldb-server ends with it (the test waits for that).
+      if (programOutputOnServerStdout) process.kill(-server.pid!, "SIGKILL");
     }
   }
 
