@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createRun, defineTool, type Run } from "../src/index.js";
-import { call, textOf, workspaceCopy } from "./helpers.js";
+import { call, textOf, track, workdirWith, workspaceCopy } from "./helpers.js";
 
 describe("lsp actions over the sample workspace", () => {
   let run: Run;
@@ -181,5 +181,35 @@ describe("references from a server started moments ago", () => {
       await run.dispose();
       await copy.remove();
     }
+  });
+});
+
+describe("references beyond the 50 shown", () => {
+  it("are counted per file on one line, so the answer gives the whole scope (tsgo)", async () => {
+    const calls = (n: number) =>
+      Array.from({ length: n }, (_, i) => `export const v${i} = f(${i});`).join("\n");
+    const workdir = await workdirWith({
+      "package.json": '{ "name": "many", "type": "module" }\n',
+      "tsconfig.json":
+        '{ "compilerOptions": { "strict": true, "module": "nodenext", "noEmit": true }, "include": ["src"] }\n',
+      "src/lib.ts": "export function f(n: number): number {\n  return n;\n}\n",
+      "src/a.ts": `import { f } from "./lib.js";\n${calls(45)}\n`,
+      "src/b.ts": `import { f } from "./lib.js";\n${calls(12)}\n`,
+      "src/c.ts": `import { f } from "./lib.js";\n${calls(3)}\n`,
+    });
+    const run = track(await createRun({ workdir, approver: "always" }));
+    const result = await call(await run.link({ surface: "readonly" }), "lsp", {
+      action: "references",
+      file: "src/lib.ts",
+      line: 1,
+      symbol: "f",
+    });
+    const text = textOf(result);
+    // 1 declaration + 3 imports + 60 calls; 50 shown with snippets, the other 14 counted per file.
+    expect(text).toMatch(
+      /^64 references for `f` at src\/lib\.ts:1 \(column 17\) \(showing 50 of 64, in 4 files\):\n/,
+    );
+    expect(text).toMatch(/\nNot shown: 14 more in 2 files: src\/b\.ts \(10\), src\/c\.ts \(4\)\.$/);
+    expect(result.structuredContent).toMatchObject({ total: 64 });
   });
 });

@@ -268,9 +268,25 @@ export class Lsp {
     );
     const count = total > places.length ? `showing ${places.length} of ${total}, ` : "";
     return {
-      text: `${plural(total, "reference")} ${where} (${count}in ${plural(files, "file")}):\n${rows.join("\n")}`,
+      text: `${plural(total, "reference")} ${where} (${count}in ${plural(files, "file")}):\n${rows.join("\n")}${this.#notShown(locations.slice(places.length), reader)}`,
       structured: { action, server, target: t.target, locations: places, total },
     };
+  }
+
+  /** One line on the references not shown: how many, in which files (the ten with most first), so the scope is known. */
+  #notShown(rest: (Location | LocationLink)[], reader: SnippetReader): string {
+    if (rest.length === 0) return "";
+    const perFile = new Map<string, number>();
+    for (const loc of rest) {
+      const uri = "targetUri" in loc ? loc.targetUri : loc.uri;
+      perFile.set(uri, (perFile.get(uri) ?? 0) + 1);
+    }
+    const named = [...perFile]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 10)
+      .map(([uri, n]) => `${reader.rel(uriPath(uri))} (${n})`);
+    const more = perFile.size > named.length ? `, +${plural(perFile.size - named.length, "more file")}` : "";
+    return `\nNot shown: ${rest.length} more in ${plural(perFile.size, "file")}: ${named.join(", ")}${more}.`;
   }
 
   async #codeActions(
