@@ -214,7 +214,7 @@ for (const c of CASES) {
 }
 
 describe("lsp: what a server does not support, and code actions", () => {
-  it("pyright has no implementation; clangd offers its fix for the error on that line", async () => {
+  it("pyright has no implementation; clangd offers its fix for the error on that line; gopls's browse-only actions are left out", async () => {
     const workdir = await workdirWith();
     await cp(WORKSPACE, workdir, { recursive: true });
     const run = await createRun({ workdir, approver: "always" });
@@ -243,6 +243,25 @@ describe("lsp: what a server does not support, and code actions", () => {
       });
       expect(textOf(actions)).toMatch(
         /code actions? for `totl` at c\/stock\.c:31 .*\(1 diagnostic on that line sent\):\n {2}- change 'totl' to 'total' \[quickfix\]/,
+      );
+      // gopls lists six actions on any line that only open a page for a person (assembly, docs, ...): left out,
+      // counted; what remains comes fixes and refactorings first.
+      const go = await call(client, "lsp", {
+        action: "code_actions",
+        file: "go/main.go",
+        line: 7,
+        symbol: "stock.Add",
+      });
+      const text = textOf(go);
+      expect(text).toMatch(
+        /\(0 diagnostics on that line sent; \d+ that only open a page for a person left out\):\n/,
+      );
+      expect(text).not.toMatch(/Browse|source\.assembly|source\.doc\b|gopls\.doc/);
+      const kinds = (go.structuredContent as { actions: { kind?: string }[] }).actions.map(
+        (a) => a.kind ?? "",
+      );
+      expect(kinds.findIndex((k) => k.startsWith("source"))).toBeGreaterThan(
+        kinds.findLastIndex((k) => k.startsWith("refactor")),
       );
     } finally {
       await run.dispose();

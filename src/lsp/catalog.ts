@@ -35,6 +35,11 @@ export interface ServerSpec {
    * agree. Only where measured — each confirmation costs a pause.
    */
   readonly confirmReferencesMs?: number;
+  /**
+   * Code action kinds that open something for a person (a browser page, a web UI) and change no code: left out of
+   * `code_actions`, with a count, since an agent can do nothing with them (gopls lists six on any Go line).
+   */
+  readonly browseActionKinds?: readonly string[];
 }
 
 export type TypeScriptServer = "tsgo" | "typescript-language-server";
@@ -99,6 +104,14 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
       rootMarkers: ["go.work", "go.mod"],
       candidates: [{ name: "gopls", args: [] }],
       install: "go install golang.org/x/tools/gopls@v0.23.0 (runbound's setup puts it in .tools/go/bin)",
+      browseActionKinds: [
+        "source.assembly",
+        "source.doc",
+        "source.freesymbols",
+        "source.splitPackage",
+        "source.toggleCompilerOptDetails",
+        "gopls.doc.features",
+      ],
     },
     {
       id: "clangd",

@@ -315,12 +315,22 @@ export class Lsp {
       this.supervisor.timeouts.requestMs,
       signal,
     );
-    const actions = (result ?? []).map((a) => ({
+    const browse = new Set(t.client.spec.browseActionKinds ?? []);
+    const all = (result ?? []).map((a) => ({
       title: a.title,
       ...("kind" in a && a.kind ? { kind: a.kind } : {}),
       ...("isPreferred" in a && a.isPreferred ? { preferred: true } : {}),
     }));
-    const header = `${plural(actions.length, "code action")} ${where} (${plural(onLine.length, "diagnostic")} on that line sent)`;
+    // Fixes first (preferred, then quick fixes), then refactorings, then the rest; the server's order within each.
+    const rank = (a: { kind?: string; preferred?: boolean }) =>
+      a.preferred ? 0 : a.kind?.startsWith("quickfix") ? 1 : a.kind?.startsWith("refactor") ? 2 : 3;
+    const actions = all
+      .filter((a) => !(a.kind && browse.has(a.kind)))
+      .map((a, i) => ({ a, i }))
+      .sort((x, y) => rank(x.a) - rank(y.a) || x.i - y.i)
+      .map(({ a }) => a);
+    const left = all.length - actions.length;
+    const header = `${plural(actions.length, "code action")} ${where} (${plural(onLine.length, "diagnostic")} on that line sent${left ? `; ${left} that only open a page for a person left out` : ""})`;
     const rows = actions.map(
       (a) => `  - ${a.title}${a.kind ? ` [${a.kind}]` : ""}${a.preferred ? " (preferred)" : ""}`,
     );
