@@ -143,6 +143,8 @@ for (const c of CASES) {
       const done = await debug({ operation: "continue" });
       expect(done.structuredContent).toMatchObject({ state: "exited" });
       await expect.poll(async () => textOf(await debug({ operation: "output" }))).toContain(c.output);
+      // delve's own "Building …" line came as the program's stdout, by event as well as on its own stdout.
+      expect(textOf(await debug({ operation: "output" }))).not.toMatch(/^Building /m);
       const pid = run.resource("debug")!.running!.pid!;
       expect(textOf(await debug({ operation: "terminate" }))).toMatch(
         /^Terminated [^,]* under \w+, exited; the program and the adapter are gone\.$/,
@@ -461,6 +463,35 @@ describe("a program that fails stops where it failed, saying what happened", () 
       expect(ended.structuredContent).not.toHaveProperty("exception");
     });
   }
+});
+
+describe("a program that never stops", () => {
+  it("launch answers 'running' after the stop deadline, not the launch one; pause then stops it where it is", async () => {
+    const workdir = await workdirWith({
+      "pyproject.toml": "",
+      "serve.py": "import time\n\nwhile True:\n    time.sleep(0.01)\n",
+    });
+    // With the first stop awaited for launchMs, this launch answered after 10 minutes (here: after the test's
+    // timeout); a real one after 60 s — the MCP client's own request timeout, so the harness gave up first.
+    const run = track(
+      await createRun({
+        workdir,
+        conversationId: "serve",
+        approver: "always",
+        lsp: false,
+        debug: { timeouts: { launchMs: 600_000, stopMs: 1500 } },
+      }),
+    );
+    const client = await run.link({ surface: "full" });
+    const launched = await call(client, "debug", { operation: "launch", program: "serve.py" });
+    expect(textOf(launched)).toMatch(
+      /^Launched serve\.py under debugpy, running, .*\nThe program is running and has not stopped within the deadline; use pause, or status later\.$/,
+    );
+    expect(run.resource("debug")!.running!.waiting).toBe(0);
+    const paused = await call(client, "debug", { operation: "pause" });
+    expect(paused.structuredContent).toMatchObject({ state: "stopped", reason: "pause" });
+    expect(textOf(await call(client, "debug", { operation: "terminate" }))).toMatch(/^Terminated serve\.py/);
+  });
 });
 
 /** Sets a breakpoint in the sample's stock.py and launches it: the start of the session fault tests. */

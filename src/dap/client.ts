@@ -87,33 +87,47 @@ export class DapClient {
   /**
    * Registers a waiter for an event now (before the action that causes it is sent, so it cannot be missed) and
    * returns its promise. Several names: the first of them to come settles it (a stop or the end: one waiter and
-   * one timer, nothing left to withdraw).
+   * one timer). `withdraw` aborting removes it with its timer and rejects it with the abort's reason (a launch that
+   * answers "running" before its long deadline); a step does without, at no cost.
    */
   waitFor(
     event: string | readonly string[],
     timeoutMs: number,
     accept: (e: DebugProtocol.Event) => boolean = () => true,
+    withdraw?: AbortSignal,
   ): Promise<DebugProtocol.Event> {
     if (this.#closed) return Promise.reject(new Error(this.#closed));
+    if (withdraw?.aborted) return Promise.reject(withdraw.reason);
     const events = typeof event === "string" ? [event] : event;
     return new Promise((resolve, reject) => {
+      const settle = () => {
+        clearTimeout(timer);
+        withdraw?.removeEventListener("abort", onWithdraw);
+      };
       const timer = setTimeout(() => {
         this.#waiters.delete(waiter);
+        settle();
         reject(new DapTimeout(`no ${events.join(" or ")} event within ${timeoutMs} ms`));
       }, timeoutMs);
+      const onWithdraw = () => {
+        this.#waiters.delete(waiter);
+        settle();
+        reject(withdraw!.reason);
+      };
       const waiter: EventWaiter = {
         events,
         accept,
         resolve: (e) => {
-          clearTimeout(timer);
+          settle();
           resolve(e);
         },
         reject: (e) => {
-          clearTimeout(timer);
+          settle();
           reject(e);
         },
       };
       this.#waiters.add(waiter);
+      withdraw?.addEventListener("abort", onWithdraw, { once: true });
     });
   }
 

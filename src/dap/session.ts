@@ -15,9 +15,9 @@ import { DapClient } from "./client.js";
 export interface SessionTimeouts {
   /** Any single request. */
   readonly requestMs: number;
-  /** Launch to the first stop or exit (delve compiles first). */
+  /** Launch until the adapter says the program started (delve compiles first). */
   readonly launchMs: number;
-  /** continue / step to the next stop before answering "running". */
+  /** continue / step — and a started program — to the next stop before answering "running". */
   readonly stopMs: number;
 }
 
@@ -60,6 +60,10 @@ const OUTPUT_LIMIT = 64 * 1024;
 const MAX_FRAMES = 30;
 const MAX_CHILDREN = 50;
 const MAX_VALUE = 400;
+/** delve's own lines, which it writes to its stdout and sends as stdout output events among the program's. */
+const DELVE_OWN_LINES = /^(Building .*|Type 'dlv help' for list of commands\.)\r?\n/gm;
+/** Why a first-stop waiter is withdrawn (made once: an abort's default DOMException costs a stack). */
+const WITHDRAWN = new Error("the launch was answered");
 
 export class DebugSession {
   readonly spec: AdapterSpec;
@@ -165,7 +169,8 @@ export class DebugSession {
     // The order that works for debugpy, delve and lldb: launch (not awaited), initialized, breakpoints,
     // configurationDone, then the launch response. The first stop can come at once: wait for it from the start.
     const initialized = client.waitFor("initialized", t.launchMs);
-    const firstStop = this.#nextStop(t.launchMs);
+    const withdraw = new AbortController();
+    const firstStop = this.#nextStop(t.launchMs, withdraw.signal);
     const launched = client.send(request, requestArgs, t.launchMs);
     await Promise.race([
       initialized,
@@ -189,7 +194,18 @@ export class DebugSession {
       throw new ToolError(
         `The ${this.spec.name} adapter could not ${request} ${request === "launch" ? this.#rel(this.program) : "to the program"}: ${response.message ?? "no reason given"}.`,
       );
-    return { report: await this.#settle(firstStop), verified };
+    // Started: from here it may stop as late as a continue may (a server without breakpoints never does), so the
+    // answer comes within stopMs as "running" — before, launch waited the whole launchMs, as long as the MCP client's
+    // own 60 s request timeout, and the harness gave up first.
+    let timer: NodeJS.Timeout | undefined;
+    const running = new Promise<"running">((resolve) => {
+      timer = setTimeout(() => resolve("running"), t.stopMs);
+    });
+    const outcome = Promise.race([firstStop, running]).finally(() => {
+      clearTimeout(timer);
+      withdraw.abort(WITHDRAWN);
+    });
+    return { report: await this.#settle(outcome), verified };
   }
 
   async setBreakpoints(file: string, lines: readonly number[]): Promise<DebugProtocol.Breakpoint[]> {
@@ -445,9 +461,7 @@ export class DebugSession {
             proc.child.stdout?.off("data", onData);
             // delve's own lines ("Building …", "Type 'dlv help' …") are not the program's output.
             proc.child.stdout?.on("data", (more: Buffer) =>
-              this.#append(
-                more.toString().replace(/^(Building .*|Type 'dlv help' for list of commands\.)\n/gm, ""),
-              ),
+              this.#append(more.toString().replace(DELVE_OWN_LINES, "")),
             );
             resolve({ host: m[1]!, port: Number(m[2]) });
           }
@@ -475,7 +489,8 @@ export class DebugSession {
       // The program's own streams only: "console" (the default) is the adapter talking ("Running attachCommands",
       // "Type 'dlv help'"), telemetry and "important" are the adapter's too.
       if (body.category !== "stdout" && body.category !== "stderr") return;
-      this.#append(body.output);
+      // delve also sends its "Building …" line as the program's stdout.
+      this.#append(this.spec.id === "delve" ? body.output.replace(DELVE_OWN_LINES, "") : body.output);
     } else if (event.event === "stopped") {
       const body = (event as DebugProtocol.StoppedEvent).body;
       this.state = "stopped";
@@ -495,10 +510,10 @@ export class DebugSession {
   }
 
   /** The next stop, exit or termination, registered before the request that causes it. */
-  #nextStop(timeoutMs: number): Promise<"stopped" | "exited" | "running"> {
+  #nextStop(timeoutMs: number, withdraw?: AbortSignal): Promise<"stopped" | "exited" | "running"> {
     // One waiter for both: two, with the loser withdrawn on an abort signal, put that withdrawal between the
     // stop and the stack request (~60 µs of a 3 ms lldb step, measured).
-    return this.#client.waitFor(["stopped", "terminated"], timeoutMs).then(
+    return this.#client.waitFor(["stopped", "terminated"], timeoutMs, undefined, withdraw).then(
       (event) => (event.event === "stopped" ? ("stopped" as const) : ("exited" as const)),
       () => (this.#client.closed ? ("exited" as const) : ("running" as const)),
     );

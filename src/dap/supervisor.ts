@@ -267,9 +267,10 @@ export class DebugSupervisor {
   }
 
   describe(session: DebugSession): string {
-    const program = path.isAbsolute(session.program)
-      ? path.relative(this.#workdir, session.program)
-      : session.program;
+    // The workdir itself (a Go package at the root: program ".") is ".", not an empty name.
+    const program =
+      (path.isAbsolute(session.program) ? path.relative(this.#workdir, session.program) : session.program) ||
+      ".";
     const what = `${program} under ${session.spec.name}, ${session.state}`;
     // An ended program has no time left to speak of; under a minute, the seconds ("0 min left" reads as gone).
     if (session.state === "exited") return what;
