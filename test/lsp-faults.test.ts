@@ -233,5 +233,40 @@ describe("lsp: why a server cannot serve, and bad input", () => {
     expect(await lsp({ action: "hover", file: "a.py", line: 1, column: 4, symbol: "x" })).toMatch(
       /unknown argument `column`/,
     );
+    // A missing file is named as missing, before any server is looked for (it read as a missing root marker).
+    expect(await lsp({ action: "diagnostics", file: "nope.py" })).toBe("`file` nope.py does not exist.");
+    expect(await lsp({ action: "symbols", file: "nope.py" })).toBe("`file` nope.py does not exist.");
+    expect(await lsp({ action: "reload", file: "nope.py" })).toBe("`file` nope.py does not exist.");
+  });
+
+  it("reload with a server that never started (its binary missing) says nothing ran, and does not fail", async () => {
+    const workdir = await workdirWith({
+      "app/pubspec.yaml": "name: app\n",
+      "app/lib/a.dart": "int x = 1;\n",
+    });
+    const run = track(
+      await createRun({
+        workdir,
+        lsp: {
+          servers: [
+            {
+              id: "dart",
+              name: "Dart analysis server",
+              languages: { ".dart": "dart" },
+              rootMarkers: ["pubspec.yaml"],
+              candidates: [{ name: "no-such-dart-binary", args: [] }],
+              install: "nothing to install: this binary does not exist",
+            },
+          ],
+        },
+      }),
+    );
+    const client = await run.link({ surface: "plan" });
+    const lsp = (args: Record<string, unknown>) => call(client, "lsp", args).then(textOf);
+    expect(await lsp({ action: "hover", file: "app/lib/a.dart", line: 1, symbol: "x" })).toMatch(
+      /cannot serve app: its binary \(no-such-dart-binary\) was not found/,
+    );
+    // Before: "lsp failed inside runbound: Cannot read properties of undefined (reading 'state')".
+    expect(await lsp({ action: "reload" })).toBe("No server was running; nothing to reload.");
   });
 });

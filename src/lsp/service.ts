@@ -346,7 +346,7 @@ export class Lsp {
   ): Promise<LspAnswer> {
     const reader = new SnippetReader(this.workdir);
     if (args.file !== undefined && args.query === undefined) {
-      const confined = await confine(this.workdir, args.file, "file");
+      const confined = await this.#existing(args.file);
       const { client, languageId } = await this.supervisor.clientFor(confined.real, confined.rel);
       requireCapability(client, "symbols_file");
       const { uri } = await client.sync(confined.real, languageId);
@@ -458,12 +458,19 @@ export class Lsp {
   }
 
   async #clientOf(file: string) {
-    const confined = await confine(this.workdir, file, "file");
+    const confined = await this.#existing(file);
     return this.supervisor.clientFor(confined.real, confined.rel);
   }
 
-  async fileDiagnostics(file: string, signal: AbortSignal): Promise<LspAnswer> {
+  /** `file` confined to the workdir, and there: a missing file is named as such, not as a server's problem. */
+  async #existing(file: string) {
     const confined = await confine(this.workdir, file, "file");
+    if (!existsSync(confined.real)) throw new ToolError(`\`file\` ${confined.rel} does not exist.`);
+    return confined;
+  }
+
+  async fileDiagnostics(file: string, signal: AbortSignal): Promise<LspAnswer> {
+    const confined = await this.#existing(file);
     const { client, found } = await this.#diagnosticsOf(confined, signal);
     if (found.freshness === "fresh") this.journal.record(confined.real, found.items);
     const rows = sortDiagnostics(found.items).map((d) => diagnosticRow(confined.rel, d));
@@ -723,7 +730,7 @@ export class Lsp {
   }
 
   async reload(file: string | undefined): Promise<LspAnswer> {
-    const confined = file ? await confine(this.workdir, file, "file") : undefined;
+    const confined = file ? await this.#existing(file) : undefined;
     const reloaded = await this.supervisor.reload(confined?.real);
     const text = reloaded.length
       ? `Reloaded: ${reloaded.map((s) => `${s.id} @ ${s.root} (${s.state})`).join(", ")}`

@@ -218,13 +218,19 @@ export class LspSupervisor {
     const handles = [...this.#handles.values()].filter(
       (h) => !file || (h.spec.id === spec?.id && h.root === root),
     );
+    const restarted: Handle[] = [];
     for (const handle of handles) {
+      // A server that never started (its binary missing, say) has nothing to restart: the next call starts it,
+      // with no backoff left. Listing it crashed reload (it has no client to describe).
+      const started = handle.client !== undefined;
       await this.#stop(handle, "reloaded");
       handle.restarts = 0;
       handle.nextAttempt = 0;
+      if (!started) continue;
       await this.#ensure(handle).catch(() => undefined);
+      if (handle.client) restarted.push(handle);
     }
-    return handles.map((h) => this.#statusOf(h));
+    return restarted.map((h) => this.#statusOf(h));
   }
 
   status(): {
