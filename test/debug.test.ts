@@ -116,6 +116,13 @@ for (const c of CASES) {
         .reference;
       const variables = await debug({ operation: "variables", reference });
       expect(textOf(variables)).toMatch(/count = 3/);
+      // A thread the adapter does not know: refused, and the session still knows it is stopped.
+      const refused = await debug({ operation: "step_over", thread_id: 987654 });
+      // debugpy and lldb refuse the request; delve takes it and stops for "error", saying why.
+      expect(textOf(refused)).toMatch(
+        /( refused next for `thread_id` 987654: .*\. The program is still stopped; threads lists the thread ids\.$|^Stopped \(error\) [\s\S]*\nError: unknown goroutine 987654\n)/,
+      );
+      expect((await debug({ operation: "status" })).structuredContent).toMatchObject({ state: "stopped" });
       // A reference the adapter does not know: an answer that says so, never an empty one.
       expect(textOf(await debug({ operation: "variables", reference: 987654 }))).toMatch(/\S/);
       const evaluated = await debug({ operation: "evaluate", expression: c.expression[0] });

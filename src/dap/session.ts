@@ -47,6 +47,8 @@ export interface StopReport {
   reason?: string;
   thread_id?: number;
   location?: { path: string; line: number; function: string; source: string };
+  /** At a stop for "error" (a step the adapter could not take): what the adapter said. */
+  error?: string;
   /** When the top frame is outside the workdir (a runtime's panic handler, libc): the first frame inside it. */
   workdir_frame?: { id: number; path: string; line: number; function: string; source: string };
   /** At a stop for an exception (or a panic, a signal): what was raised, as the adapter names it. */
@@ -64,6 +66,7 @@ const MAX_VALUE = 400;
 const DELVE_OWN_LINES = /^(Building .*|Type 'dlv help' for list of commands\.)\r?\n/gm;
 /** Why a first-stop waiter is withdrawn (made once: an abort's default DOMException costs a stack). */
 const WITHDRAWN = new Error("the launch was answered");
+const REFUSED = new Error("the adapter refused the request");
 
 export class DebugSession {
   readonly spec: AdapterSpec;
@@ -225,9 +228,21 @@ export class DebugSession {
   async resume(command: "continue" | "next" | "stepIn" | "stepOut", threadId?: number): Promise<StopReport> {
     this.#requireStopped(command);
     const thread = threadId ?? this.stopped!.threadId;
-    const stop = this.#nextStop(this.#timeouts.stopMs);
+    const refused = new AbortController();
+    const stop = this.#nextStop(this.#timeouts.stopMs, refused.signal);
     this.state = "running";
-    await this.#client.request(command, { threadId: thread }, this.#timeouts.requestMs);
+    try {
+      await this.#client.request(command, { threadId: thread }, this.#timeouts.requestMs);
+    } catch (error) {
+      // Refused (an unknown thread, say): nothing moved. The session said "running" from here on, and pause then
+      // waited for a stop that never came.
+      refused.abort(REFUSED);
+      if (this.#client.closed) throw error;
+      this.state = "stopped";
+      throw new ToolError(
+        `${this.spec.name} refused ${command}${threadId !== undefined ? ` for \`thread_id\` ${threadId}` : ""}: ${(error as Error).message.trim()}. The program is still stopped${threadId !== undefined ? "; threads lists the thread ids" : ""}.`,
+      );
+    }
     return this.#settle(stop);
   }
 
@@ -343,6 +358,9 @@ export class DebugSession {
         locals = (await this.variables(first.reference, 20).catch(() => ({ variables: [] }))).variables;
     }
     const exception = this.stopped.reason === "exception" ? await this.#exception() : undefined;
+    // delve answers a step it cannot take (an unknown goroutine) with a stop for "error": its text is the why.
+    const error =
+      this.stopped.reason === "error" ? (this.stopped.text ?? this.stopped.description) : undefined;
     // A Go panic stops in runtime.fatalpanic, a signal may stop in libc: point at the code the agent can change.
     const own =
       top?.path && path.isAbsolute(top.path)
@@ -353,6 +371,7 @@ export class DebugSession {
       reason: this.stopped.reason,
       thread_id: this.stopped.threadId,
       ...(exception ? { exception } : {}),
+      ...(error ? { error: clip(error) } : {}),
       ...(own?.path && own.line
         ? {
             workdir_frame: {

@@ -88,6 +88,7 @@ export const debugTool = defineTool({
     operation: z.string(),
     state: z.enum(["running", "stopped", "exited", "none"]).optional(),
     reason: z.string().optional(),
+    error: z.string().optional().describe('At a stop for "error": what the adapter said.'),
     workdir_frame: z
       .object({
         id: z.number().int(),
@@ -308,6 +309,7 @@ export function describeStop(report: StopReport): string {
     `Stopped (${report.reason}) in thread ${report.thread_id}${report.location ? ` at ${report.location.path}:${report.location.line} in ${report.location.function}` : ""}`,
   ];
   if (report.location?.source) lines.push(`  ${report.location.line}  ${report.location.source}`);
+  if (report.error) lines.push(`Error: ${report.error}`);
   if (report.exception)
     lines.push(
       `Exception: ${report.exception.id && !report.exception.description.startsWith(report.exception.id) ? `${report.exception.id}: ` : ""}${report.exception.description}`,
