@@ -123,6 +123,13 @@ for (const c of CASES) {
         /( refused next for `thread_id` 987654: .*\. The program is still stopped; threads lists the thread ids\.$|^Stopped \(error\) [\s\S]*\nError: unknown goroutine 987654\n)/,
       );
       expect((await debug({ operation: "status" })).structuredContent).toMatchObject({ state: "stopped" });
+      // Whatever an adapter answers for an unknown thread or frame, it is its answer, never "a fault of runbound".
+      for (const args of [
+        { operation: "stack", thread_id: 987654 },
+        { operation: "scopes", frame_id: 987654 },
+        { operation: "threads" },
+      ])
+        expect(textOf(await debug(args))).not.toMatch(/fault of runbound|^$/);
       // A reference the adapter does not know: an answer that says so, never an empty one.
       expect(textOf(await debug({ operation: "variables", reference: 987654 }))).toMatch(/\S/);
       const evaluated = await debug({ operation: "evaluate", expression: c.expression[0] });

@@ -11,6 +11,16 @@ export class DapTimeout extends Error {
   override readonly name = "TimeoutError";
 }
 
+/** The adapter answered a request with success: false; the message is its own. */
+export class DapRefused extends Error {
+  constructor(
+    readonly command: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 interface Pending {
   readonly command: string;
   resolve(response: DebugProtocol.Response): void;
@@ -80,7 +90,7 @@ export class DapClient {
   /** Sends a request and returns its body; a failed response is an Error carrying the adapter's message. */
   async request<B>(command: string, args: unknown, timeoutMs: number): Promise<B> {
     const response = await this.send(command, args, timeoutMs);
-    if (!response.success) throw new Error(response.message || `${command} failed`);
+    if (!response.success) throw new DapRefused(command, response.message || `${command} failed`);
     return response.body as B;
   }
 

@@ -240,7 +240,7 @@ export class DebugSession {
       if (this.#client.closed) throw error;
       this.state = "stopped";
       throw new ToolError(
-        `${this.spec.name} refused ${command}${threadId !== undefined ? ` for \`thread_id\` ${threadId}` : ""}: ${(error as Error).message.trim()}. The program is still stopped${threadId !== undefined ? "; threads lists the thread ids" : ""}.`,
+        `${this.spec.name} refused ${command}${threadId !== undefined ? ` for \`thread_id\` ${threadId}` : ""}: ${(error as Error).message.trim().replace(/\.$/, "")}. The program is still stopped${threadId !== undefined ? "; threads lists the thread ids" : ""}.`,
       );
     }
     return this.#settle(stop);
