@@ -116,7 +116,7 @@ describe("examples/ai-sdk-agent", () => {
     expect(seen).toContain("ts/src/stock.ts:11  add(item: Item, count = 1): void {");
     expect(seen).toContain("2 matches in 1 file");
     expect(seen).toContain("Applied edit_1: 2 replacements in 1 file.");
-    expect(seen).toContain("go/main.go:9 error: undefined: log");
+    expect(seen).toContain("go/main.go:9, 11 error: undefined: log");
     expect(seen).toContain('"value":"1024"');
     expect(seen).toContain("The person answered: 2. log");
     expect(await readFile(path.join(ws.dir, "go/main.go"), "utf8")).toContain("log.Println(");

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Diagnostic } from "vscode-languageserver-protocol";
+import { groupedDiagnosticLines } from "../src/lsp/diagnostics.js";
 import { DiagnosticsJournal } from "../src/lsp/journal.js";
 import { analyse, fromEncoding, locateSymbol, toEncoding } from "../src/lsp/positions.js";
 
@@ -119,5 +120,36 @@ describe("the diagnostics journal (severity, code, message — no position)", ()
     expect(journal.record("a.ts", [diag("x undefined", 1), diag("x undefined", 1, 2)]).added).toEqual([
       diag("x undefined", 1, 2),
     ]);
+  });
+});
+
+describe("groupedDiagnosticLines: one finding at several lines of a file is one line", () => {
+  const at = (line: number, message: string, severity: 1 | 2 = 2) => ({
+    rel: "src/main.rs",
+    d: {
+      range: { start: { line: line - 1, character: 0 }, end: { line: line - 1, character: 1 } },
+      severity,
+      source: "rustc",
+      code: "dead_code",
+      message,
+    },
+  });
+  it("groups by file, severity, source, code and message, in the order of first occurrence, within the limit", () => {
+    const items = [
+      at(39, "`main` function not found", 1),
+      at(15, "methods `add` and `remove` are never used"),
+      at(3, "struct `Item` is never constructed"),
+      at(20, "methods `add` and `remove` are never used"),
+      at(29, "methods `add` and `remove` are never used"),
+    ];
+    expect(groupedDiagnosticLines(items, 10)).toEqual({
+      lines: [
+        "src/main.rs:39 error: `main` function not found [rustc dead_code]",
+        "src/main.rs:15, 20, 29 warning: methods `add` and `remove` are never used [rustc dead_code]",
+        "src/main.rs:3 warning: struct `Item` is never constructed [rustc dead_code]",
+      ],
+      covered: 5,
+    });
+    expect(groupedDiagnosticLines(items, 2).covered).toBe(4);
   });
 });

@@ -47,7 +47,7 @@ describe("lsp_rename against real servers", () => {
       new_name: "valueCents",
     });
     expect(textOf(result)).toMatch(
-      /Diagnostics after this write: 2 new ones:\n {2}ts\/src\/stock\.ts:11 error: Duplicate function implementation\. \[ts 2393\]/,
+      /Diagnostics after this write: 2 new ones:\n {2}ts\/src\/stock\.ts:11, 22 error: Duplicate function implementation\. \[ts 2393\]$/,
     );
   });
 

@@ -189,7 +189,30 @@ export function sortDiagnostics(items: Diagnostic[]): Diagnostic[] {
   );
 }
 
-export function formatDiagnostic(rel: string, d: Diagnostic): string {
+/**
+ * Text lines for diagnostics, the same finding at several lines of one file on one line ("methods `add` … are never
+ * used" came three times from rust-analyzer, one per method): at most `limit` lines, and how many diagnostics they
+ * cover. The order is the items' (the first occurrence places a group).
+ */
+export function groupedDiagnosticLines(
+  items: readonly { rel: string; d: Diagnostic }[],
+  limit: number,
+): { lines: string[]; covered: number } {
+  const groups = new Map<string, { rel: string; d: Diagnostic; lines: number[] }>();
+  for (const { rel, d } of items) {
+    const key = JSON.stringify([rel, severityName(d), d.source, d.code, d.message.split("\n")[0]]);
+    const group = groups.get(key);
+    if (group) group.lines.push(d.range.start.line + 1);
+    else groups.set(key, { rel, d, lines: [d.range.start.line + 1] });
+  }
+  const shown = [...groups.values()].slice(0, limit);
+  return {
+    lines: shown.map((g) => formatDiagnostic(g.rel, g.d, g.lines)),
+    covered: shown.reduce((n, g) => n + g.lines.length, 0),
+  };
+}
+
+export function formatDiagnostic(rel: string, d: Diagnostic, lines = [d.range.start.line + 1]): string {
   const code =
     d.code !== undefined && d.code !== ""
       ? ` [${d.source ? `${d.source} ` : ""}${d.code}]`
@@ -197,5 +220,5 @@ export function formatDiagnostic(rel: string, d: Diagnostic): string {
         ? ` [${d.source}]`
         : "";
   const message = d.message.split("\n")[0] ?? "";
-  return `${rel}:${d.range.start.line + 1} ${severityName(d)}: ${message}${code}`;
+  return `${rel}:${lines.join(", ")} ${severityName(d)}: ${message}${code}`;
 }

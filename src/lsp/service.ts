@@ -27,7 +27,7 @@ import type { LspClient } from "./client.js";
 import {
   diagnosticsOf,
   type FileDiagnostics,
-  formatDiagnostic,
+  groupedDiagnosticLines,
   sortDiagnostics,
   uriPath,
 } from "./diagnostics.js";
@@ -475,10 +475,12 @@ export class Lsp {
     if (found.freshness === "fresh") this.journal.record(confined.real, found.items);
     const rows = sortDiagnostics(found.items).map((d) => diagnosticRow(confined.rel, d));
     const shown = rows.slice(0, MAX_DIAGNOSTICS);
-    const lines = sortDiagnostics(found.items)
-      .slice(0, MAX_DIAGNOSTICS)
-      .map((d) => `  ${formatDiagnostic(confined.rel, d)}`);
-    const more = rows.length > shown.length ? `\n  +${rows.length - shown.length} more` : "";
+    const grouped = groupedDiagnosticLines(
+      sortDiagnostics(found.items).map((d) => ({ rel: confined.rel, d })),
+      MAX_DIAGNOSTICS,
+    );
+    const lines = grouped.lines.map((line) => `  ${line}`);
+    const more = rows.length > grouped.covered ? `\n  +${rows.length - grouped.covered} more` : "";
     return {
       text: `${freshnessHeader(found, client.spec.id)} ${confined.rel}: ${found.freshness !== "fresh" && found.items.length === 0 ? "none received in time" : countText(found.items)}${lines.length ? `\n${lines.join("\n")}${more}` : ""}`,
       structured: {
@@ -626,12 +628,13 @@ export class Lsp {
         `(+${plural(notFresh.length - MAX_NOT_FRESH_LISTED, "more file")} whose diagnostics are not fresh either)`,
       );
     added.sort((a, b) => (a.d.severity ?? 1) - (b.d.severity ?? 1));
-    const shown = added.slice(0, 10).map((a) => `  ${formatDiagnostic(a.rel, a.d)}`);
+    const grouped = groupedDiagnosticLines(added, 10);
+    const shown = grouped.lines.map((line) => `  ${line}`);
     const head = added.length
       ? `Diagnostics after this write: ${plural(added.length, "new one")}`
       : "Diagnostics after this write: nothing new";
     const tail = [
-      ...(added.length > shown.length ? [`  +${added.length - shown.length} more`] : []),
+      ...(added.length > grouped.covered ? [`  +${added.length - grouped.covered} more`] : []),
       ...(resolved ? [`${plural(resolved, "earlier diagnostic")} resolved.`] : []),
     ];
     const served = files.some((f) => !("unavailable" in f));
