@@ -1,6 +1,9 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { Diagnostic } from "vscode-languageserver-protocol";
-import { groupedDiagnosticLines } from "../src/lsp/diagnostics.js";
+import { groupedDiagnosticLines, uriPath } from "../src/lsp/diagnostics.js";
+import { SnippetReader } from "../src/lsp/format.js";
 import { DiagnosticsJournal } from "../src/lsp/journal.js";
 import { analyse, fromEncoding, locateSymbol, toEncoding } from "../src/lsp/positions.js";
 
@@ -151,5 +154,30 @@ describe("groupedDiagnosticLines: one finding at several lines of a file is one 
       covered: 5,
     });
     expect(groupedDiagnosticLines(items, 2).covered).toBe(4);
+  });
+});
+
+describe("uriPath and SnippetReader.rel: the fast paths agree with the URL parser and path.relative", () => {
+  it("on plain, encoded, dotted and outside paths", () => {
+    for (const uri of [
+      "file:///work/app/src/main.ts",
+      "file:///work/app/src/na%C3%AFve%20name.ts",
+      "file:///work/app/./src/../lib/a.ts",
+      "file:///work/app/src/a.ts#L3",
+    ])
+      expect(uriPath(uri), uri).toBe(fileURLToPath(uri));
+    const reader = new SnippetReader("/work/app");
+    for (const file of [
+      "/work/app/src/main.ts",
+      "/work/app/.github/x.yml",
+      "/work/app/src/../lib/a.ts",
+      "/work/other/a.ts",
+      "/work/application/a.ts",
+    ])
+      expect(reader.rel(file), file).toBe(
+        ((rel) => (rel.startsWith("..") || path.isAbsolute(rel) ? file : rel))(
+          path.relative("/work/app", file),
+        ),
+      );
   });
 });

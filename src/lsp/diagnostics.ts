@@ -180,8 +180,13 @@ export function severityName(d: Diagnostic): string {
 }
 
 export function uriPath(uri: string): string {
+  // The common case without the URL parser (a references answer converts up to 50 of these per call): a POSIX
+  // file URI with nothing percent-encoded, no query, no fragment and no dot segment is its path.
+  if (POSIX && uri.startsWith("file:///") && !/[%?#]|\/\./.test(uri)) return uri.slice(7);
   return uri.startsWith("file:") ? fileURLToPath(uri) : uri;
 }
+
+const POSIX = process.platform !== "win32";
 
 export function sortDiagnostics(items: Diagnostic[]): Diagnostic[] {
   return [...items].sort(

@@ -22,6 +22,9 @@ export class SnippetReader {
   constructor(readonly workdir: string) {}
 
   rel(file: string): string {
+    // Inside the workdir and already normal (no "." or ".." segments): the rest of the path, without path.relative.
+    const prefix = `${this.workdir}/`;
+    if (file.startsWith(prefix) && !file.includes("/.", prefix.length - 1)) return file.slice(prefix.length);
     const rel = path.relative(this.workdir, file);
     return rel.startsWith("..") || path.isAbsolute(rel) ? file : rel;
   }
