@@ -4,6 +4,7 @@ import { readFile, symlink, writeFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun, type Run } from "../src/index.js";
 import { isAlive } from "../src/proc/tree.js";
@@ -497,7 +498,18 @@ describe("a program that never stops", () => {
       }),
     );
     const client = await run.link({ surface: "full" });
-    const launched = await call(client, "debug", { operation: "launch", program: "serve.py" });
+    // A client that resets its request timeout on progress can wait out a long launch: it gets a beat a second.
+    const beats: { progress: number; message?: string }[] = [];
+    const launched = (await client.callTool(
+      { name: "debug", arguments: { operation: "launch", program: "serve.py" } },
+      undefined,
+      {
+        onprogress: (p) => beats.push(p),
+        resetTimeoutOnProgress: true,
+      },
+    )) as CallToolResult;
+    expect(beats.length).toBeGreaterThan(0);
+    expect(beats[0]!.message).toMatch(/^launching serve\.py: \d+ s$/);
     expect(textOf(launched)).toMatch(
       /^Launched serve\.py under debugpy, running, .*\nThe program is running and has not stopped within the deadline; use pause, or status later\.$/,
     );

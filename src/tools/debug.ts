@@ -205,10 +205,19 @@ async function operate(args: DebugArgs, ctx: ToolContext) {
       };
     }
     case "launch": {
-      const { report, breakpoints, session } = await debug.launch(
-        need("program", "what to run"),
-        args.args ?? [],
-      );
+      const program = need("program", "what to run");
+      // A launch can outlast a client's request timeout (delve builds first; then up to the stop deadline): a beat
+      // each second lets a client that resets its timeout on progress wait it out.
+      const started = Date.now();
+      const beat = setInterval(() => {
+        const seconds = Math.round((Date.now() - started) / 1000);
+        void ctx
+          .progress({ progress: seconds, message: `launching ${program}: ${seconds} s` })
+          .catch(() => undefined);
+      }, 1000);
+      const { report, breakpoints, session } = await debug
+        .launch(program, args.args ?? [])
+        .finally(() => clearInterval(beat));
       const verified = breakpoints.flatMap((b) =>
         b.results.map(
           (r) =>
