@@ -193,10 +193,12 @@ export class DebugSession {
     if (this.#capabilities.supportsConfigurationDoneRequest !== false)
       await client.request("configurationDone", {}, t.requestMs);
     const response = await launched;
-    if (!response.success)
+    if (!response.success) {
+      withdraw.abort(WITHDRAWN);
       throw new ToolError(
         `The ${this.spec.name} adapter could not ${request} ${request === "launch" ? this.#rel(this.program) : "to the program"}: ${response.message ?? "no reason given"}.`,
       );
+    }
     // Started: from here it may stop as late as a continue may (a server without breakpoints never does), so the
     // answer comes within stopMs as "running" — before, launch waited the whole launchMs, as long as the MCP client's
     // own 60 s request timeout, and the harness gave up first.
@@ -309,7 +311,7 @@ export class DebugSession {
       total: all.length,
       variables: all.slice(0, limit).map((v) => ({
         name: v.name,
-        value: v.value.length > MAX_VALUE ? `${v.value.slice(0, MAX_VALUE)}…` : v.value,
+        value: clip(v.value),
         ...(v.type ? { type: v.type } : {}),
         ...(v.variablesReference ? { reference: v.variablesReference } : {}),
       })),
@@ -331,7 +333,7 @@ export class DebugSession {
       .catch((error: Error) => {
         throw new ToolError(`Evaluating \`${expression}\` failed: ${error.message.trim()}`);
       });
-    const result = body.result.length > MAX_VALUE ? `${body.result.slice(0, MAX_VALUE)}…` : body.result;
+    const result = clip(body.result);
     return {
       result,
       ...(body.type ? { type: body.type } : {}),
@@ -590,4 +592,7 @@ async function connectTcp(address: { host: string; port: number }): Promise<net.
   return socket;
 }
 
-const clip = (value: string) => (value.length > MAX_VALUE ? `${value.slice(0, MAX_VALUE)}…` : value);
+/** A value as answers show it: at most MAX_VALUE characters. */
+function clip(value: string): string {
+  return value.length > MAX_VALUE ? `${value.slice(0, MAX_VALUE)}…` : value;
+}
