@@ -480,6 +480,36 @@ describe("a program that fails stops where it failed, saying what happened", () 
   }
 });
 
+describe("a program that cannot start, or ends at once with a failure", () => {
+  it("delve: the build's compiler errors are in the answer (delve's own says 'check the debug console')", async () => {
+    const workdir = await workdirWith({
+      "go/go.mod": "module bad\n\ngo 1.21\n",
+      "go/main.go": "package main\n\nfunc main() {\n\tfmt.Println(y)\n}\n",
+    });
+    const run = track(await createRun({ workdir, conversationId: "bad-go", approver: "always", lsp: false }));
+    const text = textOf(
+      await call(await run.link({ surface: "full" }), "debug", { operation: "launch", program: "go" }),
+    );
+    expect(text).toMatch(
+      /^delve could not start go: Failed to launch: Build error: .*\nWhat it printed before that:\n/,
+    );
+    expect(text).toMatch(/main\.go:4:2: undefined: fmt/);
+  });
+
+  it("debugpy: a SyntaxError ends the program before any stop; the launch answer shows its last lines", async () => {
+    const workdir = await workdirWith({ "pyproject.toml": "", "bad.py": "def f(:\n    pass\n" });
+    const run = track(await createRun({ workdir, conversationId: "bad-py", approver: "always", lsp: false }));
+    const launched = await call(await run.link({ surface: "full" }), "debug", {
+      operation: "launch",
+      program: "bad.py",
+    });
+    expect(launched.structuredContent).toMatchObject({ state: "exited", exit_code: 1 });
+    expect(textOf(launched)).toMatch(
+      /The program exited with code 1\. .*\nIts last \d+ lines of output:\n[\s\S]*\nSyntaxError: invalid syntax$/,
+    );
+  });
+});
+
 describe("a program that never stops", () => {
   it("launch answers 'running' after the stop deadline, not the launch one; pause then stops it where it is", async () => {
     const workdir = await workdirWith({

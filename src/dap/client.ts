@@ -11,6 +11,16 @@ export class DapTimeout extends Error {
   override readonly name = "TimeoutError";
 }
 
+/**
+ * What a failed response says: the error body's text where there is one (delve: "Failed to launch" in `message`, the
+ * build's compiler errors only in `body.error.format`), its {variables} filled in; else the message.
+ */
+export function failureOf(response: DebugProtocol.Response): string {
+  const error = (response as DebugProtocol.ErrorResponse).body?.error;
+  const format = error?.format?.replace(/\{(\w+)\}/g, (all, name: string) => error.variables?.[name] ?? all);
+  return format || response.message || `${response.command} failed`;
+}
+
 /** The adapter answered a request with success: false; the message is its own. */
 export class DapRefused extends Error {
   constructor(
@@ -90,7 +100,7 @@ export class DapClient {
   /** Sends a request and returns its body; a failed response is an Error carrying the adapter's message. */
   async request<B>(command: string, args: unknown, timeoutMs: number): Promise<B> {
     const response = await this.send(command, args, timeoutMs);
-    if (!response.success) throw new DapRefused(command, response.message || `${command} failed`);
+    if (!response.success) throw new DapRefused(command, failureOf(response));
     return response.body as B;
   }
 

@@ -10,7 +10,7 @@ import { ToolError } from "../errors.js";
 import { fileLines } from "../files/lines.js";
 import type { ProcessTracker, TrackedProcess } from "../proc/tracker.js";
 import type { AdapterSpec, ResolvedAdapter } from "./adapters.js";
-import { DapClient } from "./client.js";
+import { DapClient, failureOf } from "./client.js";
 
 export interface SessionTimeouts {
   /** Any single request. */
@@ -177,9 +177,7 @@ export class DebugSession {
     const launched = client.send(request, requestArgs, t.launchMs);
     await Promise.race([
       initialized,
-      launched.then((r) =>
-        r.success ? initialized : Promise.reject(new Error(r.message || `${request} failed`)),
-      ),
+      launched.then((r) => (r.success ? initialized : Promise.reject(new Error(failureOf(r))))),
     ]);
     const verified = new Map<string, DebugProtocol.Breakpoint[]>();
     for (const [file, lines] of breakpoints) verified.set(file, await this.setBreakpoints(file, lines));
@@ -196,7 +194,7 @@ export class DebugSession {
     if (!response.success) {
       withdraw.abort(WITHDRAWN);
       throw new ToolError(
-        `The ${this.spec.name} adapter could not ${request} ${request === "launch" ? this.#rel(this.program) : "to the program"}: ${response.message ?? "no reason given"}.`,
+        `The ${this.spec.name} adapter could not ${request} ${request === "launch" ? this.#rel(this.program) : "to the program"}: ${failureOf(response)}.`,
       );
     }
     // Started: from here it may stop as late as a continue may (a server without breakpoints never does), so the

@@ -248,9 +248,15 @@ export class DebugSupervisor {
       }));
       return { report, breakpoints, session };
     } catch (error) {
+      // What the program or the adapter printed before it failed (delve's compiler errors come only that way: its
+      // answer says "Check the debug console for details"), kept before the session and its output go.
+      const printed = session.output().text.trim().split("\n").slice(-20).join("\n").slice(-2000);
       await this.#close(undefined);
-      if (error instanceof ToolError) throw error;
-      throw new ToolError(`${session.spec.name} could not start ${label}: ${(error as Error).message}.`);
+      const why =
+        error instanceof ToolError
+          ? error.message
+          : `${session.spec.name} could not start ${label}: ${(error as Error).message.trim().replace(/\.+$/, "")}.`;
+      throw new ToolError(printed ? `${why}\nWhat it printed before that:\n${printed}` : why);
     }
   }
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DapRefused } from "../dap/client.js";
-import type { StopReport } from "../dap/session.js";
+import type { DebugSession, StopReport } from "../dap/session.js";
 import { ToolError } from "../errors.js";
 import { defineTool, type ToolContext } from "../registry.js";
 
@@ -226,7 +226,7 @@ async function operate(args: DebugArgs, ctx: ToolContext) {
       );
       const head = `Launched ${debug.describe(session)} with ${session.adapter.detail}.${verified.length ? `\nBreakpoints: ${verified.join("; ")}` : ""}`;
       return {
-        text: `${head}\n${describeStop(report)}`,
+        text: `${head}\n${describeStop(report)}${failedOutput(report, session)}`,
         structured: { operation: "launch", breakpoints, ...report },
       };
     }
@@ -247,7 +247,10 @@ async function operate(args: DebugArgs, ctx: ToolContext) {
         { continue: "continue", step_over: "next", step_in: "stepIn", step_out: "stepOut" } as const
       )[args.operation];
       const report = await debug.session(args.operation).resume(command, args.thread_id);
-      return { text: describeStop(report), structured: { operation: args.operation, ...report } };
+      return {
+        text: `${describeStop(report)}${failedOutput(report, debug.running)}`,
+        structured: { operation: args.operation, ...report },
+      };
     }
     case "pause": {
       const report = await debug.session("pause").pause(args.thread_id);
@@ -327,6 +330,18 @@ async function operate(args: DebugArgs, ctx: ToolContext) {
       };
     }
   }
+}
+
+/**
+ * After a program exited with a failure code, its last lines (a Python SyntaxError is raised before any breakpoint,
+ * so the launch answer is the only place the agent sees it without another call).
+ */
+function failedOutput(report: StopReport, session: DebugSession | undefined): string {
+  if (report.state !== "exited" || !report.exit_code || !session) return "";
+  const lines = session.output().text.trimEnd().split("\n");
+  if (lines.length === 1 && lines[0] === "") return "";
+  const last = lines.slice(-10);
+  return `\nIts last ${last.length === 1 ? "line" : `${last.length} lines`} of output:\n${last.join("\n")}`;
 }
 
 export function describeStop(report: StopReport): string {
