@@ -386,13 +386,19 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
   });
 
   it("refuses what it cannot do, saying what is missing", async () => {
-    const workdir = await workdirWith({ "loose.py": "x = 1\n" });
+    const workdir = await workdirWith({
+      "loose.py": "x = 1\n",
+      "src/tool.c": "int main(void) { return 0; }\n",
+    });
     const run = track(await createRun({ workdir, conversationId: "bad", approver: "always", lsp: false }));
     const client = await run.link({ surface: "full" });
     const debug = (args: Record<string, unknown>) => call(client, "debug", args).then(textOf);
     expect(await debug({ operation: "launch" })).toBe("launch needs `program` (what to run).");
     expect(await debug({ operation: "launch", program: "nope.py" })).toBe(
       "`program` nope.py does not exist; build it first or give the source file to run.",
+    );
+    expect(await debug({ operation: "launch", program: "src/tool.c" })).toBe(
+      "`program` src/tool.c is source code; lldb debugs the built binary. Build it with debug information first (gcc -g -O0 -o src/tool src/tool.c), then launch the binary.",
     );
     expect(await debug({ operation: "launch", program: "loose.py" })).toBe(
       "debugpy cannot debug loose.py: no root marker (pyproject.toml, setup.py, setup.cfg, requirements.txt) in its folder or above it inside the workdir.",

@@ -20,6 +20,15 @@ import { type AttachTarget, DebugSession, type SessionTimeouts, type StopReport 
 const ATTACH_HOWTO =
   "attach joins a program already running under a debug server on that port: Python `python -m debugpy --listen 127.0.0.1:PORT [--wait-for-client] app.py`; Go `dlv exec ./prog --headless --listen=127.0.0.1:PORT --accept-multiclient` (or `dlv debug`); C/C++/Rust `lldb-server gdbserver 127.0.0.1:PORT ./prog`. To start a program yourself, use launch.";
 
+/** How to build each compiled language's source with debug information, to say so when a source file is launched. */
+const BUILD_FIRST: Record<string, (source: string, out: string) => string> = {
+  ".c": (source, out) => `gcc -g -O0 -o ${out} ${source}`,
+  ".cc": (source, out) => `g++ -g -O0 -o ${out} ${source}`,
+  ".cpp": (source, out) => `g++ -g -O0 -o ${out} ${source}`,
+  ".cxx": (source, out) => `g++ -g -O0 -o ${out} ${source}`,
+  ".rs": () => "cargo build, then launch target/debug/<name>",
+};
+
 export interface DebugOptions {
   /** Hard session lifetime. Default 1800 (30 minutes). */
   readonly ttlSeconds?: number;
@@ -136,6 +145,14 @@ export class DebugSupervisor {
       throw new ToolError(
         `\`program\` ${target.rel} does not exist; build it first or give the source file to run.`,
       );
+    // A compiled language's source is not a program: lldb said "doesn't contain any 'host' platform architectures".
+    const build = BUILD_FIRST[path.extname(target.real).toLowerCase()];
+    if (build) {
+      const out = target.rel.replace(/\.[^./]+$/, "");
+      throw new ToolError(
+        `\`program\` ${target.rel} is source code; lldb debugs the built binary. Build it with debug information first (${build(target.rel, out)}), then launch the binary.`,
+      );
+    }
     const spec = adapterForProgram(target.real);
     const root = rootAbove(
       this.#workdir,
