@@ -19,6 +19,8 @@ interface Case {
   insideLine: number;
   local: string;
   expression: [string, string];
+  /** An expression whose value is longer than the 400 characters an answer shows. */
+  longExpression: string;
   output: string;
 }
 
@@ -31,6 +33,7 @@ const CASES: Case[] = [
     insideLine: 18,
     local: "count = 3",
     expression: ["count * 2", "6"],
+    longExpression: "'x' * 1000",
     output: "value 5000",
   },
   {
@@ -41,6 +44,7 @@ const CASES: Case[] = [
     insideLine: 20,
     local: "count = 3",
     expression: ["count * 2", "6"],
+    longExpression: `"${"x".repeat(600)}"`,
     output: "value 5000",
   },
   {
@@ -51,6 +55,7 @@ const CASES: Case[] = [
     insideLine: 16,
     local: "count = 3",
     expression: ["count * 2", "6"],
+    longExpression: `"${"x".repeat(600)}"`,
     output: "value 5000",
   },
 ];
@@ -131,6 +136,9 @@ for (const c of CASES) {
         { operation: "threads" },
       ])
         expect(textOf(await debug(args))).not.toMatch(/fault of runbound|^$/);
+      // A long value is cut at 400 characters and says how long it was.
+      const long = textOf(await debug({ operation: "evaluate", expression: c.longExpression }));
+      expect(long).toMatch(/… \(\d{3,} characters\)/);
       // A reference the adapter does not know: an answer that says so, never an empty one.
       expect(textOf(await debug({ operation: "variables", reference: 987654 }))).toMatch(/\S/);
       const evaluated = await debug({ operation: "evaluate", expression: c.expression[0] });

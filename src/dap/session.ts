@@ -590,7 +590,7 @@ async function connectTcp(address: { host: string; port: number }): Promise<net.
   return socket;
 }
 
-/** A value as answers show it: at most MAX_VALUE characters. */
+/** A value as answers show it: at most MAX_VALUE characters, and when cut, how long it was (an ellipsis alone hid it). */
 function clip(value: string): string {
-  return value.length > MAX_VALUE ? `${value.slice(0, MAX_VALUE)}…` : value;
+  return value.length > MAX_VALUE ? `${value.slice(0, MAX_VALUE)}… (${value.length} characters)` : value;
 }
