@@ -343,6 +343,11 @@ export class DebugSession {
     return { text: this.#output, dropped: this.#dropped };
   }
 
+  /** The last `count` lines of the program's output, trimmed; "" when it printed nothing. */
+  lastLines(count: number): string {
+    return this.#output.trim().split("\n").slice(-count).join("\n");
+  }
+
   /** Where it stands now: for status, and after every stop. */
   async report(): Promise<StopReport> {
     if (this.state === "exited")

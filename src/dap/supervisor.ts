@@ -8,7 +8,7 @@ import path from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { ToolError } from "../errors.js";
 import { fileLines } from "../files/lines.js";
-import { confine } from "../files/paths.js";
+import { confine, confineExisting } from "../files/paths.js";
 import { rootAbove, rootsIn } from "../files/roots.js";
 import { plural } from "../files/text.js";
 import type { ProcessTracker } from "../proc/tracker.js";
@@ -102,8 +102,7 @@ export class DebugSupervisor {
     file: string,
     lines: readonly number[],
   ): Promise<{ path: string; results: BreakpointResult[]; sent: boolean }> {
-    const target = await confine(this.#workdir, file, "file");
-    if (!existsSync(target.real)) throw new ToolError(`\`file\` ${target.rel} does not exist.`);
+    const target = await confineExisting(this.#workdir, file, "file");
     // A line past the end would be sent and come back "not verified" with no reason given; say it now.
     const text = fileLines(target.real);
     // The empty string after a final newline is not a line of the file.
@@ -267,7 +266,7 @@ export class DebugSupervisor {
     } catch (error) {
       // What the program or the adapter printed before it failed (delve's compiler errors come only that way: its
       // answer says "Check the debug console for details"), kept before the session and its output go.
-      const printed = session.output().text.trim().split("\n").slice(-20).join("\n").slice(-2000);
+      const printed = session.lastLines(20).slice(-2000);
       await this.#close(undefined);
       const why =
         error instanceof ToolError

@@ -18,7 +18,7 @@ import type {
 } from "vscode-languageserver-protocol";
 import type { z } from "zod";
 import { ToolError } from "../errors.js";
-import { confine } from "../files/paths.js";
+import { confine, confineExisting } from "../files/paths.js";
 import { rootsIn } from "../files/roots.js";
 import { plural } from "../files/text.js";
 import type { ProcessTracker } from "../proc/tracker.js";
@@ -346,7 +346,7 @@ export class Lsp {
   ): Promise<LspAnswer> {
     const reader = new SnippetReader(this.workdir);
     if (args.file !== undefined && args.query === undefined) {
-      const confined = await this.#existing(args.file);
+      const confined = await confineExisting(this.workdir, args.file, "file");
       const { client, languageId } = await this.supervisor.clientFor(confined.real, confined.rel);
       requireCapability(client, "symbols_file");
       const { uri } = await client.sync(confined.real, languageId);
@@ -458,19 +458,12 @@ export class Lsp {
   }
 
   async #clientOf(file: string) {
-    const confined = await this.#existing(file);
+    const confined = await confineExisting(this.workdir, file, "file");
     return this.supervisor.clientFor(confined.real, confined.rel);
   }
 
-  /** `file` confined to the workdir, and there: a missing file is named as such, not as a server's problem. */
-  async #existing(file: string) {
-    const confined = await confine(this.workdir, file, "file");
-    if (!existsSync(confined.real)) throw new ToolError(`\`file\` ${confined.rel} does not exist.`);
-    return confined;
-  }
-
   async fileDiagnostics(file: string, signal: AbortSignal): Promise<LspAnswer> {
-    const confined = await this.#existing(file);
+    const confined = await confineExisting(this.workdir, file, "file");
     const { client, found } = await this.#diagnosticsOf(confined, signal);
     if (found.freshness === "fresh") this.journal.record(confined.real, found.items);
     const rows = sortDiagnostics(found.items).map((d) => diagnosticRow(confined.rel, d));
@@ -733,7 +726,7 @@ export class Lsp {
   }
 
   async reload(file: string | undefined): Promise<LspAnswer> {
-    const confined = file ? await this.#existing(file) : undefined;
+    const confined = file ? await confineExisting(this.workdir, file, "file") : undefined;
     const reloaded = await this.supervisor.reload(confined?.real);
     const text = reloaded.length
       ? `Reloaded: ${reloaded.map((s) => `${s.id} @ ${s.root} (${s.state})`).join(", ")}`

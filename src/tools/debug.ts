@@ -338,10 +338,10 @@ async function operate(args: DebugArgs, ctx: ToolContext) {
  */
 function failedOutput(report: StopReport, session: DebugSession | undefined): string {
   if (report.state !== "exited" || !report.exit_code || !session) return "";
-  const lines = session.output().text.trimEnd().split("\n");
-  if (lines.length === 1 && lines[0] === "") return "";
-  const last = lines.slice(-10);
-  return `\nIts last ${last.length === 1 ? "line" : `${last.length} lines`} of output:\n${last.join("\n")}`;
+  const last = session.lastLines(10);
+  if (!last) return "";
+  const count = last.split("\n").length;
+  return `\nIts last ${count === 1 ? "line" : `${count} lines`} of output:\n${last}`;
 }
 
 export function describeStop(report: StopReport): string {
