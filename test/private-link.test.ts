@@ -1,9 +1,14 @@
 import { readdir, readFile, readlink } from "node:fs/promises";
 import net from "node:net";
-import { CallToolResultSchema, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
-import { describe, expect, it } from "vitest";
+import {
+  CallToolResultSchema,
+  ErrorCode,
+  JSONRPCErrorResponseSchema,
+  JSONRPCRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { describe, expect, it, vi } from "vitest";
 import { createRun, ProgrammaticQuestionPort } from "../src/index.js";
-import { call, track, workdirWith } from "./helpers.js";
+import { call, textOf, track, workdirWith } from "./helpers.js";
 
 /** Inodes of the sockets this process holds that are listening (TCP, TCP6, UDP bound, or Unix). */
 async function listeningSocketsOfThisProcess(): Promise<string[]> {
@@ -90,5 +95,26 @@ describe("the private in-memory link", () => {
     expect(parsed.content[0]).toMatchObject({ type: "text" });
     const direct = await client.callTool({ name: "read", arguments: { path: "a.txt" } });
     expect(direct.structuredContent).toEqual(parsed.structuredContent);
+  });
+
+  it("a call's request and response are routed by their keys, without the SDK's failing shape parses", async () => {
+    const run = track(await createRun({ workdir: await workdirWith({ "a.txt": "a\n" }) }));
+    const client = await run.link({ surface: "readonly" });
+    const asRequest = vi.spyOn(JSONRPCRequestSchema, "safeParse");
+    const asError = vi.spyOn(JSONRPCErrorResponseSchema, "safeParse");
+    try {
+      const answer = await call(client, "read", { path: "a.txt" });
+      expect(textOf(answer)).toMatch(/a/);
+      // Taken the SDK's way, the request is parsed as a result, as an error (both fail) and as a request.
+      expect(asRequest).not.toHaveBeenCalled();
+      expect(asError).not.toHaveBeenCalled();
+      // An error response still arrives as one.
+      await expect(client.request({ method: "resources/list" }, CallToolResultSchema)).rejects.toMatchObject({
+        code: ErrorCode.MethodNotFound,
+      });
+    } finally {
+      asRequest.mockRestore();
+      asError.mockRestore();
+    }
   });
 });
