@@ -21,6 +21,31 @@ describe("lsp actions over the sample workspace", () => {
   const lsp = async (args: Record<string, unknown>) =>
     call(await run.link({ surface: "readonly" }), "lsp", args);
 
+  it("a file changed outside runbound is read again, even with its size and modification time put back", async () => {
+    const file = path.join(run.workdir, "ts/src/main.ts");
+    const args = { action: "definition", file: "ts/src/main.ts", line: 4, symbol: "add" };
+    // A whole second, so that it can be put back exactly; then past the tick within which a change could leave the
+    // same stat, so that the read below is kept.
+    const SECOND = 1_700_000_000;
+    await utimes(file, SECOND, SECOND);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(textOf(await lsp(args))).toMatch(/^definition for `add` at ts\/src\/main\.ts:4/);
+    const original = await readFile(file, "utf8");
+    const lines = original.split("\n");
+    [lines[3], lines[4]] = [lines[4]!, lines[3]!];
+    try {
+      // Lines 4 and 5 swapped: the same size; the modification time put back as a tool that keeps it would.
+      await writeFile(file, lines.join("\n"));
+      await utimes(file, SECOND, SECOND);
+      expect((await stat(file)).mtimeMs).toBe(SECOND * 1000);
+      expect(textOf(await lsp(args))).toMatch(
+        /^`symbol` "add" is not on line 4, which reads: `stock\.remove\("A1"\);`\..* line 5/s,
+      );
+    } finally {
+      await writeFile(file, original);
+    }
+  });
+
   it("type_definition: from a variable to its class", async () => {
     const result = await lsp({ action: "type_definition", file: "ts/src/main.ts", line: 3, symbol: "stock" });
     expect(textOf(result)).toMatch(

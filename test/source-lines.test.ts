@@ -1,29 +1,53 @@
 import { utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { fileLines } from "../src/files/lines.js";
 import { workdirWith } from "./helpers.js";
 
+/** Makes every file written so far look changed seconds ago, past the tick within which a change can hide. */
+const later = () => vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 3000 });
+
 describe("fileLines: the lines behind snippets and debug stops", () => {
-  it("keeps as many files as an answer shows (50 references in 50 files), and reads a file again when it changes", async () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("keeps as many files as an answer shows (50 references in 50 files), without reading them again", async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 50; i++) files[`m${i}.ts`] = `export const a${i} = 1;\n`;
     const dir = await workdirWith(files);
     const paths = Object.keys(files).map((f) => path.join(dir, f));
-    // A whole second, so that putting it back below restores it exactly.
+    later();
+    const first = paths.map((p) => fileLines(p));
+    for (const lines of first) expect(lines?.[0]).toMatch(/^export const a\d+ = 1;$/);
+    // The very lines kept, not a new read. With room for fewer files than an answer shows, the first ones were
+    // dropped by the time the last were read.
+    for (const [i, p] of paths.entries()) expect(fileLines(p)).toBe(first[i]);
+  });
+
+  it("a change is read even with the file's size and modification time put back", async () => {
+    const dir = await workdirWith({ "m.ts": "export const a = 1;\n" });
+    const p = path.join(dir, "m.ts");
     const SECOND = 1_700_000_000;
-    for (const p of paths) utimesSync(p, SECOND, SECOND);
-    for (const p of paths) expect(fileLines(p)?.[0]).toMatch(/^export const a\d+ = 1;$/);
-    // Same size, modification time put back: only a kept file still answers the old text. With room for fewer
-    // files than an answer shows, the first ones were dropped by the time the last were read.
-    for (const p of paths) {
-      writeFileSync(p, (fileLines(p)?.[0] ?? "").replace("= 1", "= 2").concat("\n"));
-      utimesSync(p, SECOND, SECOND);
-    }
-    for (const p of paths) expect(fileLines(p)?.[0]).toMatch(/= 1;$/);
-    // A change of size (or of modification time) is read.
-    writeFileSync(paths[0]!, "export const changed = 10;\n");
-    expect(fileLines(paths[0]!)).toEqual(["export const changed = 10;", ""]);
+    utimesSync(p, SECOND, SECOND);
+    later();
+    expect(fileLines(p)?.[0]).toBe("export const a = 1;");
+    writeFileSync(p, "export const a = 2;\n");
+    utimesSync(p, SECOND, SECOND);
+    expect(fileLines(p)?.[0]).toBe("export const a = 2;");
+  });
+
+  it("a file changed within the last tick is read again on every call until it has settled", async () => {
+    const dir = await workdirWith({ "x.py": "x = 1\n" });
+    const p = path.join(dir, "x.py");
+    writeFileSync(p, "x = 2\n");
+    const fresh = fileLines(p);
+    expect(fresh).toEqual(["x = 2", ""]);
+    // A second change in the same tick could leave the same stat: so it is not trusted yet.
+    expect(fileLines(p)).not.toBe(fresh);
+    later();
+    const settled = fileLines(p);
+    expect(fileLines(p)).toBe(settled);
   });
 
   it("a file that cannot be read is undefined, and is read again once it can be", async () => {
