@@ -3,7 +3,8 @@
  * step. `debug`'s step answers with where it stopped, the frames and the locals; the raw baseline is measured both
  * as the same information (next + stopped + stackTrace + scopes + variables) and as the bare step (next +
  * stopped). For debugpy also against debugpy as shipped (no TCP_NODELAY on pydevd's socket: every request waits
- * ~44 ms on Nagle). In each round every side is launched, then the sides step in turn, one step each, so that
+ * ~44 ms on Nagle). And against the floor: a tool on a run's link that only makes the raw requests — what the link
+ * and the gate cost by themselves. In each round every side is launched, then the sides step in turn, one step each, so that
  * machine noise falls on all of them alike; the order of the sides turns each step.
  */
 import { execFileSync } from "node:child_process";
@@ -14,7 +15,7 @@ import path from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { ADAPTERS, type AdapterId } from "../../src/dap/adapters.js";
 import { DapClient } from "../../src/dap/client.js";
-import { createRun } from "../../src/index.js";
+import { createRun, defineTool } from "../../src/index.js";
 import { ProcessTracker } from "../../src/proc/tracker.js";
 
 const STEPS = 30;
@@ -98,6 +99,7 @@ export async function benchDebug(): Promise<DebugBenchRow[]> {
       const ours: Samples = { launch: [], step: [], stepFull: [] };
       const raw: Samples = { launch: [], step: [], stepFull: [] };
       const shipped: Samples = { launch: [], step: [], stepFull: [] };
+      const floor: Samples = { launch: [], step: [], stepFull: [] };
       for (let round = 0; round < ROUNDS; round++) {
         // Both sides are launched, then their steps alternate one by one, so this machine's drifts in speed (a third
         // between runs, seen) fall on both alike.
@@ -105,6 +107,7 @@ export async function benchDebug(): Promise<DebugBenchRow[]> {
         try {
           sides.push(await openOurs(c, dir, ours));
           sides.push(await openRaw(c, dir, raw, false));
+          sides.push(await openForwarding(c, dir, floor));
           if (c.adapter === "debugpy") sides.push(await openRaw(c, dir, shipped, true));
           // The order turns each step: a side that always went right after debugpy as shipped (~176 ms idle on
           // Nagle) paid for the idle machine (cold caches, clocked down) in every sample.
@@ -125,6 +128,12 @@ export async function benchDebug(): Promise<DebugBenchRow[]> {
         ours: median(ours.step),
         base: median(raw.stepFull),
         baseline: "raw next + stopped + stackTrace + scopes + variables",
+      });
+      rows.push({
+        name: `${c.adapter} step, forwarding tool`,
+        ours: median(floor.step),
+        base: median(raw.stepFull),
+        baseline: "the same raw requests; a tool only makes them (the floor)",
       });
       if (c.adapter === "debugpy") {
         rows.push({
@@ -180,6 +189,44 @@ async function openOurs(c: Case, dir: string, into: Samples): Promise<Side> {
     await run.dispose();
     throw error;
   }
+}
+
+/**
+ * The least an MCP tool can do: a tool on a run's link that makes the raw side's requests (next + stopped +
+ * stackTrace + scopes + variables) and answers nothing more. Beside the raw side it shows what the link and the gate
+ * cost by themselves on a step.
+ */
+async function openForwarding(c: Case, dir: string, into: Samples): Promise<Side> {
+  const inner = await openRaw(c, dir, { launch: [], step: [], stepFull: [] }, false);
+  const run = await createRun({ workdir: dir, approver: "always", lsp: false });
+  run.registerTool(
+    defineTool({
+      name: "forward_step",
+      title: "Forward a step",
+      tier: "exec",
+      needs: [],
+      parallelSafe: false,
+      description: "Steps the raw adapter once and asks for the frames and the locals.",
+      input: {},
+      output: {},
+      run: async () => {
+        await inner.step();
+        return { text: "stepped", structured: {} };
+      },
+    }),
+  );
+  const client = await run.link({ surface: "full" });
+  return {
+    step: async () => {
+      const start = performance.now();
+      await client.callTool({ name: "forward_step", arguments: {} });
+      into.step.push(performance.now() - start);
+    },
+    close: async () => {
+      await run.dispose();
+      await inner.close();
+    },
+  };
 }
 
 /**

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { createRun } from "../../src/index.js";
+import { createRun, defineTool } from "../../src/index.js";
 import { diagnosticsOf } from "../../src/lsp/diagnostics.js";
 import { LspSupervisor } from "../../src/lsp/supervisor.js";
 import { ProcessTracker } from "../../src/proc/tracker.js";
@@ -86,6 +86,23 @@ export async function benchLsp(): Promise<BenchRow[]> {
     const dir = await mkdtemp(path.join(tmpdir(), "runbound-bench-lsp-"));
     await cp(WORKSPACE, dir, { recursive: true });
     const run = await createRun({ workdir: dir, approver: "always" });
+    // The least an MCP tool can do: forward one fixed request and answer with the raw result. Beside the raw request
+    // it shows what the link and the gate cost by themselves, and the server answering a little later when the calls
+    // come further apart (it idles between them).
+    let forward: () => Promise<unknown> = async () => undefined;
+    run.registerTool(
+      defineTool({
+        name: "forward",
+        title: "Forward",
+        tier: "read",
+        needs: [],
+        parallelSafe: true,
+        description: "Sends one fixed LSP request and answers with its raw result.",
+        input: {},
+        output: {},
+        run: async () => ({ text: JSON.stringify(await forward()), structured: {} }),
+      }),
+    );
     try {
       const client = await run.link({ surface: "full" });
       const lsp = run.resource("lsp")!;
@@ -109,6 +126,14 @@ export async function benchLsp(): Promise<BenchRow[]> {
       };
       for (const action of ["definition", "references", "hover"] as const)
         rows.push(await againstRaw(`${t.server} ${action} (warm)`, CALLS, () => tool(action), raw[action]));
+      forward = raw.definition;
+      const floor = await againstRaw(
+        `${t.server} definition, forwarding tool`,
+        CALLS,
+        () => client.callTool({ name: "forward", arguments: {} }),
+        raw.definition,
+      );
+      rows.push({ ...floor, baseline: "raw LSP request; the tool only forwards it (the floor)" });
       rows.push(await benchWriteToDiagnostics(t, dir, client, lsp.supervisor));
     } finally {
       await run.dispose();
