@@ -26,7 +26,7 @@ export function fileLines(file: string): readonly string[] | undefined {
     const lines = readFileSync(file, "utf8").split("\n");
     forget(file);
     kept.set(file, { print, lines });
-    keptBytes += Number(print.size);
+    keptBytes += print.size;
     for (const oldest of kept.keys()) {
       if (kept.size <= KEPT_FILES && keptBytes <= KEPT_BYTES) break;
       if (oldest !== file) forget(oldest);
@@ -42,5 +42,5 @@ function forget(file: string): void {
   const known = kept.get(file);
   if (!known) return;
   kept.delete(file);
-  keptBytes -= Number(known.print.size);
+  keptBytes -= known.print.size;
 }
