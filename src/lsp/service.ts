@@ -750,16 +750,15 @@ const readTexts = new Map<string, { print: Fingerprint; bytes: Buffer; text: str
  */
 function readText(file: string): string {
   const print = fingerprint(file);
-  const known = readTexts.get(file);
-  let entry = known;
-  if (!known || !unchanged(known.print, print)) {
+  let entry = readTexts.get(file);
+  if (!entry || !unchanged(entry.print, print)) {
     const bytes = readFileSync(file);
-    entry = { print, bytes, text: known?.bytes.equals(bytes) ? known.text : bytes.toString("utf8") };
+    entry = { print, bytes, text: entry?.bytes.equals(bytes) ? entry.text : bytes.toString("utf8") };
   }
   readTexts.delete(file);
-  readTexts.set(file, entry!);
+  readTexts.set(file, entry);
   if (readTexts.size > 8) readTexts.delete(readTexts.keys().next().value!);
-  return entry!.text;
+  return entry.text;
 }
 
 function requireCapability(client: LspClient, action: keyof typeof CAPABILITY): void {
