@@ -6,7 +6,10 @@ import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AdapterSpec, ResolvedAdapter } from "../src/dap/adapters.js";
+import { DebugSession } from "../src/dap/session.js";
 import { createRun, type Run } from "../src/index.js";
+import { ProcessTracker } from "../src/proc/tracker.js";
 import { isAlive } from "../src/proc/tree.js";
 import { call, textOf, track, workdirWith, workspaceCopy } from "./helpers.js";
 
@@ -729,3 +732,58 @@ async function listening(port: number): Promise<void> {
     )
     .toBe(true);
 }
+
+describe("a scripted adapter, for orders real ones do not produce on demand", () => {
+  it("a step's stop that arrives in the same read as the step's answer is caught", async () => {
+    const workdir = await workdirWith({ "prog.txt": "one\ntwo\nthree\nfour\nfive\n" });
+    const program = path.join(workdir, "prog.txt");
+    const fixture = path.resolve(import.meta.dirname, "fixtures/fake-dap.mjs");
+    const spec: AdapterSpec = {
+      id: "lldb",
+      name: "the scripted adapter",
+      rootMarkers: [],
+      extensions: [".txt"],
+      install: "(a test fixture)",
+      resolve: () => ({ missing: "unused" }),
+      launchArguments: (target) => ({ program: target }),
+    };
+    const adapter: ResolvedAdapter = {
+      id: "lldb",
+      command: process.execPath,
+      args: [fixture],
+      transport: "stdio",
+      detail: "test/fixtures/fake-dap.mjs",
+    };
+    const processes = new ProcessTracker();
+    // A missed stop would answer "running" after stopMs.
+    const session = new DebugSession(spec, adapter, program, workdir, processes, {
+      requestMs: 5000,
+      launchMs: 10_000,
+      stopMs: 3000,
+    });
+    try {
+      const { report: first } = await session.launch([], workdir, new Map([[program, [2]]]));
+      expect(first).toMatchObject({
+        state: "stopped",
+        reason: "breakpoint",
+        location: { line: 2, source: "two" },
+      });
+      for (const [line, source] of [
+        [3, "three"],
+        [4, "four"],
+      ] as const) {
+        const report = await session.resume("next");
+        expect(report).toMatchObject({
+          state: "stopped",
+          reason: "step",
+          location: { path: "prog.txt", line, source },
+        });
+        expect(report.locals).toEqual([{ name: "line", value: String(line) }]);
+      }
+      expect(session.waiting).toBe(0);
+    } finally {
+      await session.terminate();
+      await processes.killAll();
+    }
+  });
+});
