@@ -11,6 +11,8 @@ import { DebugSession } from "../src/dap/session.js";
 import { createRun, type Run } from "../src/index.js";
 import { ProcessTracker } from "../src/proc/tracker.js";
 import { isAlive } from "../src/proc/tree.js";
+import type { ToolContext } from "../src/registry.js";
+import { debugTool, describeStop } from "../src/tools/debug.js";
 import { call, textOf, track, workdirWith, workspaceCopy } from "./helpers.js";
 
 interface Case {
@@ -733,11 +735,12 @@ async function listening(port: number): Promise<void> {
     .toBe(true);
 }
 
-describe("a scripted adapter, for orders real ones do not produce on demand", () => {
-  it("a step's stop that arrives in the same read as the step's answer is caught", async () => {
+describe("a scripted adapter, for orders and faults real ones do not produce on demand", () => {
+  const fixture = path.resolve(import.meta.dirname, "fixtures/fake-dap.mjs");
+  /** A session on test/fixtures/fake-dap.mjs stepping through prog.txt; `hang` names a request it never answers. */
+  async function scripted(hang?: string) {
     const workdir = await workdirWith({ "prog.txt": "one\ntwo\nthree\nfour\nfive\n" });
     const program = path.join(workdir, "prog.txt");
-    const fixture = path.resolve(import.meta.dirname, "fixtures/fake-dap.mjs");
     const spec: AdapterSpec = {
       id: "lldb",
       name: "the scripted adapter",
@@ -745,7 +748,7 @@ describe("a scripted adapter, for orders real ones do not produce on demand", ()
       extensions: [".txt"],
       install: "(a test fixture)",
       resolve: () => ({ missing: "unused" }),
-      launchArguments: (target) => ({ program: target }),
+      launchArguments: (target) => ({ program: target, ...(hang ? { hang } : {}) }),
     };
     const adapter: ResolvedAdapter = {
       id: "lldb",
@@ -757,10 +760,19 @@ describe("a scripted adapter, for orders real ones do not produce on demand", ()
     const processes = new ProcessTracker();
     // A missed stop would answer "running" after stopMs.
     const session = new DebugSession(spec, adapter, program, workdir, processes, {
-      requestMs: 5000,
+      requestMs: 1000,
       launchMs: 10_000,
       stopMs: 3000,
     });
+    const end = async () => {
+      await session.terminate();
+      await processes.killAll();
+    };
+    return { session, program, workdir, end };
+  }
+
+  it("a step's stop that arrives in the same read as the step's answer is caught", async () => {
+    const { session, program, workdir, end } = await scripted();
     try {
       const { report: first } = await session.launch([], workdir, new Map([[program, [2]]]));
       expect(first).toMatchObject({
@@ -782,8 +794,48 @@ describe("a scripted adapter, for orders real ones do not produce on demand", ()
       }
       expect(session.waiting).toBe(0);
     } finally {
-      await session.terminate();
-      await processes.killAll();
+      await end();
+    }
+  });
+
+  it("an adapter that does not answer a step: the answer says so and does not claim a stop", async () => {
+    const { session, program, workdir, end } = await scripted("next");
+    try {
+      await session.launch([], workdir, new Map([[program, [2]]]));
+      await expect(session.resume("next")).rejects.toThrow(
+        /^the scripted adapter did not answer next within 1000 ms: the program may be stopped or running\. Use status \(or pause\); if the adapter hangs, terminate and launch again\.$/,
+      );
+      expect(session.state).toBe("running");
+      expect(session.waiting).toBe(0);
+    } finally {
+      await end();
+    }
+  });
+
+  it("an adapter that does not answer stackTrace at a stop: the stop is answered, naming what is missing", async () => {
+    const { session, program, workdir, end } = await scripted("stackTrace");
+    try {
+      const { report } = await session.launch([], workdir, new Map([[program, [2]]]));
+      expect(report).toMatchObject({
+        state: "stopped",
+        reason: "breakpoint",
+        frames: [],
+        locals: [],
+        unavailable: ["frames: the scripted adapter did not answer stackTrace within 1000 ms"],
+      });
+      expect(report.location).toBeUndefined();
+      expect(describeStop(report)).toBe(
+        "Stopped (breakpoint) in thread 1\nNot available at this stop: frames: the scripted adapter did not answer stackTrace within 1000 ms. status asks again.",
+      );
+      // The tool names the adapter's hang as such, not as a fault of runbound (only the supervisor is stood in for).
+      const ctx = { use: () => ({ session: () => session, running: session }) } as unknown as ToolContext;
+      await expect(
+        debugTool.run({ operation: "stack" } as Parameters<typeof debugTool.run>[0], ctx),
+      ).rejects.toThrow(
+        /^the scripted adapter did not answer stackTrace within 1000 ms\. It may hang: status shows the session; terminate ends it, then launch again\.$/,
+      );
+    } finally {
+      await end();
     }
   });
 });

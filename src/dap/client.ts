@@ -9,6 +9,13 @@ import type { DebugProtocol } from "@vscode/debugprotocol";
 
 export class DapTimeout extends Error {
   override readonly name = "TimeoutError";
+  /** The request (or the awaited event) that did not come. */
+  constructor(
+    message: string,
+    readonly command?: string,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -80,7 +87,7 @@ export class DapClient {
     return new Promise<DebugProtocol.Response>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#pending.delete(seq);
-        reject(new DapTimeout(`the adapter did not answer ${command} within ${timeoutMs} ms`));
+        reject(new DapTimeout(`the adapter did not answer ${command} within ${timeoutMs} ms`, command));
       }, timeoutMs);
       this.#pending.set(seq, {
         command,

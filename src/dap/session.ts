@@ -10,7 +10,7 @@ import { ToolError } from "../errors.js";
 import { fileLines } from "../files/lines.js";
 import type { ProcessTracker, TrackedProcess } from "../proc/tracker.js";
 import type { AdapterSpec, ResolvedAdapter } from "./adapters.js";
-import { DapClient, failureOf } from "./client.js";
+import { DapClient, DapRefused, DapTimeout, failureOf } from "./client.js";
 
 export interface SessionTimeouts {
   /** Any single request. */
@@ -53,6 +53,8 @@ export interface StopReport {
   workdir_frame?: { id: number; path: string; line: number; function: string; source: string };
   /** At a stop for an exception (or a panic, a signal): what was raised, as the adapter names it. */
   exception?: { id?: string; description: string };
+  /** What the adapter did not give at this stop (frames, scopes, variables), and why: the rest is still answered. */
+  unavailable?: string[];
   frames?: Frame[];
   locals?: Variable[];
   exit_code?: number;
@@ -242,6 +244,12 @@ export class DebugSession {
       // waited for a stop that never came.
       refused.abort(REFUSED);
       if (this.#client.closed) throw error;
+      // Not answered: whether it moved is unknown, so it is not said to be stopped; a later stop still sets it.
+      if (error instanceof DapTimeout) {
+        throw new ToolError(
+          `${this.spec.name} did not answer ${command} within ${this.#timeouts.requestMs} ms: the program may be stopped or running. Use status (or pause); if the adapter hangs, terminate and launch again.`,
+        );
+      }
       this.state = "stopped";
       throw new ToolError(
         `${this.spec.name} refused ${command}${threadId !== undefined ? ` for \`thread_id\` ${threadId}` : ""}: ${(error as Error).message.trim().replace(/\.$/, "")}. The program is still stopped${threadId !== undefined ? "; threads lists the thread ids" : ""}.`,
@@ -368,8 +376,15 @@ export class DebugSession {
     // Each request goes out as soon as what it needs is known, and runbound's own work on the answer (the frames,
     // the source lines, a stat of each file) is done while the adapter works on the next: in sequence it was
     // ~0.1 ms of a ~4 ms lldb step between the adapter's answers (measured).
-    const raw = await this.#stackFrames().catch(() => [] as DebugProtocol.StackFrame[]);
-    const scopesAsked = raw[0] ? this.scopes(raw[0].id).catch(() => []) : undefined;
+    const unavailable: string[] = [];
+    const missing =
+      <T>(what: string, instead: T) =>
+      (error: unknown): T => {
+        unavailable.push(`${what}: ${this.#failure(error)}`);
+        return instead;
+      };
+    const raw = await this.#stackFrames().catch(missing("frames", [] as DebugProtocol.StackFrame[]));
+    const scopesAsked = raw[0] ? this.scopes(raw[0].id).catch(missing("scopes", [])) : undefined;
     const frames = raw.map((f) => this.#frame(f));
     const top = frames[0];
     const location =
@@ -393,7 +408,7 @@ export class DebugSession {
         : undefined;
     const first = scopesAsked ? (await scopesAsked)[0] : undefined;
     const locals = first
-      ? (await this.variables(first.reference, 20).catch(() => ({ variables: [] }))).variables
+      ? (await this.variables(first.reference, 20).catch(missing("locals", { variables: [] }))).variables
       : [];
     const exception = this.stopped.reason === "exception" ? await this.#exception() : undefined;
     // delve answers a step it cannot take (an unknown goroutine) with a stop for "error": its text is the why.
@@ -409,6 +424,7 @@ export class DebugSession {
       ...(location ? { location } : {}),
       frames: frames.slice(0, 5),
       locals,
+      ...(unavailable.length ? { unavailable } : {}),
     };
   }
 
@@ -581,6 +597,14 @@ export class DebugSession {
       this.#dropped += this.#output.length - OUTPUT_LIMIT;
       this.#output = this.#output.slice(-OUTPUT_LIMIT);
     }
+  }
+
+  /** Why a request at a stop failed, in the adapter's name. */
+  #failure(error: unknown): string {
+    if (error instanceof DapTimeout) return error.message.replace(/^the adapter/, this.spec.name);
+    if (error instanceof DapRefused)
+      return `${this.spec.name} refused ${error.command}: ${error.message.trim()}`;
+    return error instanceof Error ? error.message : String(error);
   }
 
   #sourceLine(rel: string, line: number): string {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DapRefused } from "../dap/client.js";
+import { DapRefused, DapTimeout } from "../dap/client.js";
 import type { DebugSession, StopReport } from "../dap/session.js";
 import { ToolError } from "../errors.js";
 import { defineTool, type ToolContext } from "../registry.js";
@@ -110,6 +110,10 @@ export const debugTool = defineTool({
       .object({ id: z.string().optional(), description: z.string() })
       .optional()
       .describe("At a stop for an exception: what was raised."),
+    unavailable: z
+      .array(z.string())
+      .optional()
+      .describe("At a stop: what the adapter did not give (frames, scopes, locals), and why."),
     thread_id: z.number().int().optional(),
     location: z
       .object({ path: z.string(), line: z.number().int(), function: z.string(), source: z.string() })
@@ -153,6 +157,13 @@ export const debugTool = defineTool({
         const adapter = ctx.use("debug").running?.spec.name ?? "The adapter";
         throw new ToolError(
           `${adapter} refused ${error.command}: ${error.message.trim().replace(/\.$/, "")}.`,
+        );
+      }
+      // A request the adapter never answered is the adapter's hang, not a fault of runbound's.
+      if (error instanceof DapTimeout) {
+        const adapter = ctx.use("debug").running?.spec.name ?? "The adapter";
+        throw new ToolError(
+          `${error.message.replace(/^the adapter/, adapter)}. It may hang: status shows the session; terminate ends it, then launch again.`,
         );
       }
       throw error;
@@ -371,5 +382,7 @@ export function describeStop(report: StopReport): string {
     lines.push(
       `Locals: ${report.locals.map((v) => `${v.name} = ${v.value.length > 60 ? `${v.value.slice(0, 60)}…` : v.value}`).join("; ")}`,
     );
+  if (report.unavailable?.length)
+    lines.push(`Not available at this stop: ${report.unavailable.join("; ")}. status asks again.`);
   return lines.join("\n");
 }
