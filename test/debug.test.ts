@@ -737,8 +737,14 @@ async function listening(port: number): Promise<void> {
 
 describe("a scripted adapter, for orders and faults real ones do not produce on demand", () => {
   const fixture = path.resolve(import.meta.dirname, "fixtures/fake-dap.mjs");
-  /** A session on test/fixtures/fake-dap.mjs stepping through prog.txt; `hang` names a request it never answers. */
-  async function scripted(hang?: string) {
+  /**
+   * `use` with a session on test/fixtures/fake-dap.mjs stepping through prog.txt (`hang` names a request it never
+   * answers); the session and its processes are ended after, whatever happened.
+   */
+  async function scripted(
+    hang: string | undefined,
+    use: (s: { session: DebugSession; program: string; workdir: string }) => Promise<void>,
+  ) {
     const workdir = await workdirWith({ "prog.txt": "one\ntwo\nthree\nfour\nfive\n" });
     const program = path.join(workdir, "prog.txt");
     const spec: AdapterSpec = {
@@ -764,16 +770,16 @@ describe("a scripted adapter, for orders and faults real ones do not produce on 
       launchMs: 10_000,
       stopMs: 3000,
     });
-    const end = async () => {
+    try {
+      await use({ session, program, workdir });
+    } finally {
       await session.terminate();
       await processes.killAll();
-    };
-    return { session, program, workdir, end };
+    }
   }
 
   it("a step's stop that arrives in the same read as the step's answer is caught", async () => {
-    const { session, program, workdir, end } = await scripted();
-    try {
+    await scripted(undefined, async ({ session, program, workdir }) => {
       const { report: first } = await session.launch([], workdir, new Map([[program, [2]]]));
       expect(first).toMatchObject({
         state: "stopped",
@@ -793,28 +799,22 @@ describe("a scripted adapter, for orders and faults real ones do not produce on 
         expect(report.locals).toEqual([{ name: "line", value: String(line) }]);
       }
       expect(session.waiting).toBe(0);
-    } finally {
-      await end();
-    }
+    });
   });
 
   it("an adapter that does not answer a step: the answer says so and does not claim a stop", async () => {
-    const { session, program, workdir, end } = await scripted("next");
-    try {
+    await scripted("next", async ({ session, program, workdir }) => {
       await session.launch([], workdir, new Map([[program, [2]]]));
       await expect(session.resume("next")).rejects.toThrow(
         /^the scripted adapter did not answer next within 1000 ms: the program may be stopped or running\. Use status \(or pause\); if the adapter hangs, terminate and launch again\.$/,
       );
       expect(session.state).toBe("running");
       expect(session.waiting).toBe(0);
-    } finally {
-      await end();
-    }
+    });
   });
 
   it("an adapter that does not answer stackTrace at a stop: the stop is answered, naming what is missing", async () => {
-    const { session, program, workdir, end } = await scripted("stackTrace");
-    try {
+    await scripted("stackTrace", async ({ session, program, workdir }) => {
       const { report } = await session.launch([], workdir, new Map([[program, [2]]]));
       expect(report).toMatchObject({
         state: "stopped",
@@ -834,8 +834,6 @@ describe("a scripted adapter, for orders and faults real ones do not produce on 
       ).rejects.toThrow(
         /^the scripted adapter did not answer stackTrace within 1000 ms\. It may hang: status shows the session; terminate ends it, then launch again\.$/,
       );
-    } finally {
-      await end();
-    }
+    });
   });
 });

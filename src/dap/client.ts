@@ -16,6 +16,11 @@ export class DapTimeout extends Error {
   ) {
     super(message);
   }
+
+  /** The message in the adapter's own name ("lldb did not answer next within 10000 ms"). */
+  by(adapter: string): string {
+    return this.message.replace(/^the adapter/, adapter);
+  }
 }
 
 /**

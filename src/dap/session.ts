@@ -601,7 +601,7 @@ export class DebugSession {
 
   /** Why a request at a stop failed, in the adapter's name. */
   #failure(error: unknown): string {
-    if (error instanceof DapTimeout) return error.message.replace(/^the adapter/, this.spec.name);
+    if (error instanceof DapTimeout) return error.by(this.spec.name);
     if (error instanceof DapRefused)
       return `${this.spec.name} refused ${error.command}: ${error.message.trim()}`;
     return error instanceof Error ? error.message : String(error);

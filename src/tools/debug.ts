@@ -163,7 +163,7 @@ export const debugTool = defineTool({
       if (error instanceof DapTimeout) {
         const adapter = ctx.use("debug").running?.spec.name ?? "The adapter";
         throw new ToolError(
-          `${error.message.replace(/^the adapter/, adapter)}. It may hang: status shows the session; terminate ends it, then launch again.`,
+          `${error.by(adapter)}. It may hang: status shows the session; terminate ends it, then launch again.`,
         );
       }
       throw error;
