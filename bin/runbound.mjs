@@ -1,15 +1,22 @@
 #!/usr/bin/env node
-// `runbound console|tour`: runs the built CLI when dist/ exists, else the TypeScript source through tsx.
+// `runbound setup|doctor|tour|console`. `setup` is dependency-free and runs first, before anything else loads. The
+// rest runs the built CLI (dist/, what the package ships); in a checkout, where src/ is there, the TypeScript
+// source through tsx, so a stale dist/ from an earlier `npm pack` is never what a developer runs.
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const built = path.join(root, "dist", "src", "cli", "main.js");
-if (existsSync(built)) {
-  await import(pathToFileURL(built).href);
-} else {
+const source = path.join(root, "src", "cli", "main.ts");
+const args = process.argv.slice(2);
+if (args[0] === "setup") {
+  const setupFile = existsSync(source) ? "src/setup/provision.mjs" : "dist/src/setup/provision.mjs";
+  const { setupMain } = await import(pathToFileURL(path.join(root, setupFile)).href);
+  process.exitCode = setupMain(args.slice(1));
+} else if (existsSync(source)) {
   const { register } = await import("tsx/esm/api");
   register();
-  await import(pathToFileURL(path.join(root, "src", "cli", "main.ts")).href);
+  await import(pathToFileURL(source).href);
+} else {
+  await import(pathToFileURL(path.join(root, "dist", "src", "cli", "main.js")).href);
 }

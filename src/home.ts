@@ -1,11 +1,11 @@
-/** runbound's own folder (where its node_modules and .tools live), found from this module's location. */
+/** runbound's own package folder (where it ships python/ and examples/), found from this module's location. */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 let cached: string | undefined;
 
-export function runboundHome(): string {
+export function packageRoot(): string {
   if (cached) return cached;
   for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
     const manifest = path.join(dir, "package.json");

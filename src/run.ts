@@ -3,6 +3,7 @@
  * harness reaches its tools. `dispose()` ends all of it.
  */
 import { realpath, stat } from "node:fs/promises";
+import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -32,6 +33,7 @@ import {
   type ToolContext,
 } from "./registry.js";
 import type { ResourceKey, Resources } from "./resources.js";
+import { defaultHome } from "./setup/home.mjs";
 import { isSurface, SURFACES, type Surface } from "./surfaces.js";
 import { BUILTIN_TOOLS } from "./tools/index.js";
 import { VERSION } from "./version.js";
@@ -70,6 +72,12 @@ export interface RunOptions {
    * warnings and errors to stderr, one prefixed line each.
    */
   readonly logger?: RunLogger;
+  /**
+   * runbound's home: where `npx runbound setup` put the components that are not npm packages (its Python
+   * environment, gopls, delve). Default: `$RUNBOUND_HOME`, else `$XDG_DATA_HOME/runbound`, else
+   * `~/.local/share/runbound` — the same folder `setup` uses without `--home`.
+   */
+  readonly home?: string;
 }
 
 export interface LinkOptions {
@@ -98,6 +106,8 @@ export async function createRun(options: RunOptions): Promise<Run> {
 
 export class Run {
   readonly workdir: string;
+  /** runbound's home for this run (RunOptions.home, else the default). */
+  readonly home: string;
   readonly conversationId: string | undefined;
   readonly processes = new ProcessTracker();
   readonly approvals: ApprovalGate;
@@ -113,6 +123,7 @@ export class Run {
   /** Use createRun (it checks the workdir). */
   constructor(workdir: string, options: RunOptions) {
     this.workdir = workdir;
+    this.home = options.home ? path.resolve(options.home) : defaultHome();
     this.conversationId = options.conversationId;
     if (options.conversationId) this.#resources.conversation = options.conversationId;
     if (options.files !== false) this.#resources.files = new FileStore(workdir);
@@ -131,6 +142,7 @@ export class Run {
       this.#resources.kernels = new KernelFactory(
         workdir,
         this.processes,
+        this.home,
         typeof options.kernels === "object" ? options.kernels : {},
         options.logger,
       );
@@ -141,11 +153,17 @@ export class Run {
         workdir,
         options.conversationId,
         this.processes,
+        this.home,
         debugOptions,
       );
     }
     if (options.lsp !== false) {
-      const lsp = new Lsp(workdir, this.processes, typeof options.lsp === "object" ? options.lsp : {});
+      const lsp = new Lsp(
+        workdir,
+        this.processes,
+        this.home,
+        typeof options.lsp === "object" ? options.lsp : {},
+      );
       this.#resources.lsp = lsp;
       this.#hooks.push({
         key: "diagnostics",

@@ -13,7 +13,7 @@ import { ProcessTracker } from "../src/proc/tracker.js";
 import { isAlive } from "../src/proc/tree.js";
 import type { ToolContext } from "../src/registry.js";
 import { debugTool, describeStop } from "../src/tools/debug.js";
-import { call, textOf, track, workdirWith, workspaceCopy } from "./helpers.js";
+import { call, HOME, textOf, track, workdirWith, workspaceCopy } from "./helpers.js";
 
 interface Case {
   adapter: string;
@@ -341,7 +341,7 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
 
   it("debugpy runs in the project's own .venv when there is one, and adapters says which", async () => {
     const workdir = await workdirWith({ "app/pyproject.toml": "", "app/main.py": "x = 1\nprint(x)\n" });
-    await symlink(path.resolve(import.meta.dirname, "../.venv"), path.join(workdir, "app/.venv"));
+    await symlink(HOME.venv, path.join(workdir, "app/.venv"));
     const run = track(await createRun({ workdir, conversationId: "venv", approver: "always", lsp: false }));
     const client = await run.link({ surface: "full" });
     const adapters = textOf(await call(client, "debug", { operation: "adapters" }));
@@ -361,7 +361,7 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
       "svc/app.py": "import time\ntotal = 0\nfor i in range(3):\n    total += i\nprint('total', total)\n",
     });
     const port = await freePort();
-    const python = path.resolve(import.meta.dirname, "../.venv/bin/python");
+    const python = HOME.python;
     const program = spawn(
       python,
       ["-m", "debugpy", "--listen", `127.0.0.1:${port}`, "--wait-for-client", "svc/app.py"],
@@ -658,7 +658,7 @@ describe("debug attach to delve and lldb-server, and what it refuses", () => {
   }
 
   it("delve: a program under `dlv exec --headless --accept-multiclient` (remote attach), left running on detach", async () => {
-    const dlv = path.resolve(import.meta.dirname, "../.tools/go/bin/dlv");
+    const dlv = path.join(HOME.goBin, "dlv");
     await attachTo(
       dlv,
       (port) => ["exec", "./stockbin", "--headless", `--listen=127.0.0.1:${port}`, "--accept-multiclient"],

@@ -1,5 +1,6 @@
 /** eval on real Jupyter kernels: ipykernel (runbound's .venv) and Deno's kernel (npm `deno`). */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { rmSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -7,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { createRun, defineTool, type LogEntry, type Run, stderrLogger } from "../src/index.js";
 import { isAlive } from "../src/proc/tree.js";
-import { call, suiteWorkdir, textOf, track, treeOf, workdirWith } from "./helpers.js";
+import { call, HOME, suiteWorkdir, textOf, track, treeOf, workdirWith } from "./helpers.js";
 
 const label = "a cell for the eval tests";
 
@@ -272,10 +273,41 @@ describe("eval: where kernels run", () => {
     }
   });
 
+  it("a project environment without ipykernel: the first cell says the kernel runs in runbound's, and how to change it", async () => {
+    const workdir = await workdirWith({ "pyproject.toml": "" });
+    // A real environment of the project's, without ipykernel (and without pip: nothing to install here).
+    execFileSync("python3", ["-m", "venv", "--without-pip", path.join(workdir, ".venv")]);
+    const run = track(await createRun({ workdir, approver: "always", lsp: false }));
+    const client = await run.link({ surface: "full" });
+    const cell = (code: string) =>
+      call(client, "eval", { code, description: "check which interpreter runs this cell" });
+    const first = textOf(await cell("import sys\nprint(sys.prefix)"));
+    expect(first).toContain(
+      "(this kernel runs in runbound's Python environment, not in the project's .venv: it has no ipykernel, so the project's packages are not importable here. To run cells in the project's environment: ",
+    );
+    expect(first).toContain(
+      `${path.join(workdir, ".venv", "bin", "python")} -m pip install ipykernel, then eval with reset: true)`,
+    );
+    expect(first.split("\n").at(-1)).toBe(HOME.venv);
+    // Said once: the next cell of the same kernel answers plainly.
+    expect(textOf(await cell("print(1 + 1)"))).toBe("2");
+    // The project gets an environment with ipykernel (runbound's own, linked in): a reset moves the kernel there.
+    rmSync(path.join(workdir, ".venv"), { recursive: true });
+    symlinkSync(HOME.venv, path.join(workdir, ".venv"));
+    const reset = await call(client, "eval", {
+      code: "import sys\nprint(sys.prefix)",
+      description: "check which interpreter runs this cell",
+      reset: true,
+    });
+    expect(textOf(reset)).toBe(
+      `(a fresh kernel: earlier state was discarded)\n${path.join(workdir, ".venv")}`,
+    );
+  });
+
   /** A Jupyter server as a harness would run it (its own process group, so its kernels can be killed with it). */
   async function harnessServer(workdir: string) {
     const token = "harness-token-0123456789";
-    const python = path.resolve(import.meta.dirname, "../.venv/bin/python");
+    const python = HOME.python;
     const server = spawn(
       python,
       [

@@ -5,6 +5,10 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach } from "vitest";
 import type { Run } from "../src/index.js";
+import { defaultHome, homeLayout } from "../src/setup/home.mjs";
+
+/** runbound's home as setup provisioned it (pretest): its Python environment and Go tools. */
+export const HOME = homeLayout(defaultHome());
 
 const cleanups: (() => Promise<void>)[] = [];
 

@@ -199,11 +199,11 @@ describe("lsp: why a server cannot serve, and bad input", () => {
     expect(
       textOf(await call(client, "lsp", { action: "hover", file: "proj/b.fake", line: 1, symbol: "b" })),
     ).toBe(
-      "Fake cannot serve proj: its binary (no-such-language-server) was not found in the project, runbound's tools or PATH. Install: apt-get install no-such-language-server.",
+      "Fake cannot serve proj: its binary (no-such-language-server) was not found in the project, runbound's dependencies, runbound's home or PATH. Fix: apt-get install no-such-language-server.",
     );
     const status = textOf(await call(client, "lsp", { action: "status" }));
     expect(status).toContain(
-      "  fake: binary missing (no-such-language-server); install: apt-get install no-such-language-server",
+      "  fake: binary missing (no-such-language-server); fix: apt-get install no-such-language-server",
     );
     expect(status).toContain(
       "  pyright: no root marker (pyproject.toml, pyrightconfig.json, setup.py, setup.cfg, requirements.txt) in the workdir",

@@ -2,7 +2,7 @@
 
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { MockLanguageModelV2 } from "ai/test";
+import { MockLanguageModelV2 } from "ai-v5/test";
 import { describe, expect, it } from "vitest";
 import { commandBackend, createRun, modelBackend } from "../src/index.js";
 import { descendantsOf, isAlive } from "../src/proc/tree.js";

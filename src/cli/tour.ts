@@ -6,8 +6,8 @@
 import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { packageRoot } from "../home.js";
 import { renderCard } from "../questions/card.js";
 import { ProgrammaticQuestionPort } from "../questions/programmatic.js";
 import { createRun, type Run } from "../run.js";
@@ -15,7 +15,8 @@ import { SURFACES, type Surface } from "../surfaces.js";
 import { commandBackend } from "../workers/command.js";
 import { indent, renderCall, renderResult } from "./render.js";
 
-const WORKSPACE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../examples/workspace");
+/** The sample project, shipped with the package (examples/workspace). */
+const WORKSPACE = path.join(packageRoot(), "examples", "workspace");
 
 type Answer = { choices?: number[]; text?: string } | "skip";
 

@@ -1,14 +1,16 @@
 /**
  * The debug adapters runbound drives. Usable = a root marker found (walking up from the program, not above the
  * workdir) AND the adapter resolved; `adapters` says for each why or why not. debugpy runs in the program's own
- * environment: VIRTUAL_ENV, then the project's .venv or venv, then runbound's own .venv (which has debugpy), then
- * PATH — attaching from the wrong interpreter fails in a way that reads as broken code.
+ * environment: VIRTUAL_ENV, then the project's .venv or venv, then runbound's environment in its home (which has
+ * debugpy), then PATH — attaching from the wrong interpreter fails in a way that reads as broken code.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { runboundHome } from "../home.js";
+import { packageRoot } from "../home.js";
 import { resolveBinary } from "../proc/binaries.js";
+import { LLDB_ADAPTERS, setupCommand } from "../setup/components.mjs";
+import { homeLayout } from "../setup/home.mjs";
 
 export type AdapterId = "debugpy" | "delve" | "lldb" | "dart";
 
@@ -29,7 +31,8 @@ export interface AdapterSpec {
   /** Program file extensions this adapter debugs (an executable without extension goes to lldb). */
   readonly extensions: readonly string[];
   readonly install: string;
-  resolve(root: string, workdir: string): ResolvedAdapter | { missing: string };
+  /** `home`: runbound's home, where `runbound setup` put its Python environment, delve. */
+  resolve(root: string, workdir: string, home: string): ResolvedAdapter | { missing: string };
   launchArguments(program: string, args: readonly string[], cwd: string): Record<string, unknown>;
 }
 
@@ -37,7 +40,7 @@ export interface AdapterSpec {
  * The folder runbound puts on PYTHONPATH of a program it debugs with debugpy: its sitecustomize sets TCP_NODELAY on
  * pydevd's socket (measured: a step with frames and locals 176 ms → 6 ms) and gives the environment back as it was.
  */
-const DEBUGPY_NODELAY_DIR = path.join(runboundHome(), "python", "debugpy-nodelay");
+const DEBUGPY_NODELAY_DIR = path.join(packageRoot(), "python", "debugpy-nodelay");
 
 /** PYTHONPATH for the debuggee with the nodelay folder first; the original travels along to be restored. */
 function debuggeeEnvironment(): Record<string, string> {
@@ -55,13 +58,17 @@ export const ADAPTERS: readonly AdapterSpec[] = [
     name: "debugpy",
     rootMarkers: ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"],
     extensions: [".py"],
-    install: "pip install debugpy (into the project's own environment)",
-    resolve(root, workdir) {
-      const python = choosePython(root, workdir);
-      if (!python) return { missing: "no Python interpreter found (VIRTUAL_ENV, .venv, venv, PATH)" };
+    install: `${setupCommand("python")} (runbound's Python environment has debugpy)`,
+    resolve(root, workdir, home) {
+      const python = choosePython(root, workdir, home);
+      if (!python)
+        return { missing: "no Python interpreter found (VIRTUAL_ENV, .venv, venv, runbound's home, PATH)" };
       if (!hasDebugpy(python.path)) {
+        const own = python.from.startsWith("the project") || python.from === "VIRTUAL_ENV";
         return {
-          missing: `${python.from} interpreter ${python.path} has no debugpy; install it there: ${python.path} -m pip install debugpy`,
+          missing: own
+            ? `${python.from} interpreter ${python.path} has no debugpy; install it there: ${python.path} -m pip install debugpy`
+            : `${python.from} interpreter ${python.path} has no debugpy, and runbound's home has no Python environment`,
         };
       }
       return {
@@ -89,16 +96,15 @@ export const ADAPTERS: readonly AdapterSpec[] = [
     name: "delve",
     rootMarkers: ["go.mod"],
     extensions: [".go"],
-    install:
-      "go install github.com/go-delve/delve/cmd/dlv@v1.27.2 (runbound's setup puts it in .tools/go/bin)",
-    resolve(root, workdir) {
+    install: `${setupCommand("delve")} (builds it with the machine's Go into runbound's home)`,
+    resolve(root, workdir, home) {
       const found = resolveBinary(
         { name: "dlv", args: ["dap", "--listen=127.0.0.1:0"] },
         root,
         workdir,
-        runboundHome(),
+        home,
       );
-      if (!found) return { missing: "dlv was not found in runbound's tools or PATH" };
+      if (!found) return { missing: "dlv was not found in the project, runbound's home or PATH" };
       return {
         id: "delve",
         command: found.command,
@@ -115,11 +121,10 @@ export const ADAPTERS: readonly AdapterSpec[] = [
     name: "lldb",
     rootMarkers: ["Cargo.toml", "CMakeLists.txt", "compile_commands.json", "Makefile"],
     extensions: ["", ".out", ".bin"],
-    install:
-      "apt-get install lldb (or lldb-NN); the adapter is lldb-dap, or lldb-vscode-NN on older distributions",
-    resolve(root, workdir) {
-      for (const name of ["lldb-dap", "lldb-vscode"]) {
-        const found = resolveBinary({ name, args: [], versioned: true }, root, workdir, runboundHome());
+    install: `${setupCommand("lldb")} (apt-get as root; otherwise the system's lldb package: its adapter is lldb-dap, or lldb-vscode-NN on older distributions)`,
+    resolve(root, workdir, home) {
+      for (const name of LLDB_ADAPTERS) {
+        const found = resolveBinary({ name, args: [], versioned: true }, root, workdir, home);
         if (found)
           return {
             id: "lldb",
@@ -139,8 +144,8 @@ export const ADAPTERS: readonly AdapterSpec[] = [
     rootMarkers: ["pubspec.yaml"],
     extensions: [".dart"],
     install: "install the Dart SDK so that `dart` is on PATH",
-    resolve(root, workdir) {
-      const found = resolveBinary({ name: "dart", args: ["debug_adapter"] }, root, workdir, runboundHome());
+    resolve(root, workdir, home) {
+      const found = resolveBinary({ name: "dart", args: ["debug_adapter"] }, root, workdir, home);
       if (!found) return { missing: "dart was not found on PATH" };
       return {
         id: "dart",
@@ -165,7 +170,11 @@ function hasDebugpy(python: string): boolean {
   return check.status === 0;
 }
 
-function choosePython(root: string, workdir: string): { path: string; from: string } | undefined {
+function choosePython(
+  root: string,
+  workdir: string,
+  home: string,
+): { path: string; from: string } | undefined {
   const venv = process.env.VIRTUAL_ENV;
   if (venv && existsSync(path.join(venv, "bin", "python")))
     return { path: path.join(venv, "bin", "python"), from: "VIRTUAL_ENV" };
@@ -176,8 +185,8 @@ function choosePython(root: string, workdir: string): { path: string; from: stri
     }
     if (dir === workdir || !dir.startsWith(workdir) || path.dirname(dir) === dir) break;
   }
-  const own = path.join(runboundHome(), ".venv", "bin", "python");
-  if (existsSync(own)) return { path: own, from: "runbound's own" };
+  const own = homeLayout(home).python;
+  if (existsSync(own)) return { path: own, from: "runbound's" };
   for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
     const python = path.join(dir, "python3");
     if (dir && existsSync(python)) return { path: python, from: "PATH" };

@@ -45,6 +45,7 @@ export interface BreakpointResult {
 export class DebugSupervisor {
   readonly conversation: string;
   readonly #workdir: string;
+  readonly #home: string;
   readonly #processes: ProcessTracker;
   readonly #ttlMs: number;
   readonly #timeouts: SessionTimeouts;
@@ -53,27 +54,42 @@ export class DebugSupervisor {
   #expiry: NodeJS.Timeout | undefined;
   #ended: string | undefined;
 
-  constructor(workdir: string, conversation: string, processes: ProcessTracker, options: DebugOptions = {}) {
+  constructor(
+    workdir: string,
+    conversation: string,
+    processes: ProcessTracker,
+    home: string,
+    options: DebugOptions = {},
+  ) {
     this.#workdir = workdir;
+    this.#home = home;
     this.conversation = conversation;
     this.#processes = processes;
     this.#ttlMs = (options.ttlSeconds ?? 1800) * 1000;
     this.#timeouts = { requestMs: 10_000, launchMs: 60_000, stopMs: 10_000, ...options.timeouts };
   }
 
+  /**
+   * An adapter's roots in the workdir, and what would debug a program of the first (or of the workdir, without a
+   * root): what `adapters`, a launch and `runbound doctor` all go by.
+   */
+  locate(spec: AdapterSpec): { roots: string[]; resolved: ResolvedAdapter | { missing: string } } {
+    const roots = rootsIn(this.#workdir, spec.rootMarkers);
+    return { roots, resolved: spec.resolve(roots[0] ?? this.#workdir, this.#workdir, this.#home) };
+  }
+
   /** For each adapter: usable here, and why or why not. */
   adapters(): { id: string; usable: boolean; detail: string }[] {
     return ADAPTERS.map((spec) => {
-      const roots = rootsIn(this.#workdir, spec.rootMarkers);
+      const { roots, resolved } = this.locate(spec);
       if (roots.length === 0)
         return {
           id: spec.id,
           usable: false,
           detail: `no root marker (${spec.rootMarkers.join(", ")}) in the workdir`,
         };
-      const resolved = spec.resolve(roots[0]!, this.#workdir);
       if ("missing" in resolved)
-        return { id: spec.id, usable: false, detail: `${resolved.missing}. Install: ${spec.install}` };
+        return { id: spec.id, usable: false, detail: `${resolved.missing}. Fix: ${spec.install}` };
       return {
         id: spec.id,
         usable: true,
@@ -163,10 +179,10 @@ export class DebugSupervisor {
         `${spec.name} cannot debug ${target.rel}: no root marker (${spec.rootMarkers.join(", ")}) in its folder or above it inside the workdir.`,
       );
     }
-    const resolved = spec.resolve(root, this.#workdir);
+    const resolved = spec.resolve(root, this.#workdir, this.#home);
     if ("missing" in resolved)
       throw new ToolError(
-        `${spec.name} cannot debug ${target.rel}: ${resolved.missing}. Install: ${spec.install}.`,
+        `${spec.name} cannot debug ${target.rel}: ${resolved.missing}. Fix: ${spec.install}.`,
       );
     const session = new DebugSession(
       spec,
@@ -204,11 +220,9 @@ export class DebugSupervisor {
     let target: AttachTarget;
     if (server.kind === "lldb-server") {
       spec = ADAPTERS.find((a) => a.id === "lldb")!;
-      const resolved = spec.resolve(this.#workdir, this.#workdir);
+      const resolved = spec.resolve(this.#workdir, this.#workdir, this.#home);
       if ("missing" in resolved)
-        throw new ToolError(
-          `lldb cannot attach to ${address}: ${resolved.missing}. Install: ${spec.install}.`,
-        );
+        throw new ToolError(`lldb cannot attach to ${address}: ${resolved.missing}. Fix: ${spec.install}.`);
       adapter = { ...resolved, detail: `${resolved.detail}, through lldb-server${held}` };
       target = { kind: "gdb-remote", host: "127.0.0.1", port, program: server.program };
     } else {

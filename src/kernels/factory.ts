@@ -1,7 +1,8 @@
 /**
  * The `kernels` resource of a run: a Jupyter server started on the first eval, one kernel per language (Python:
- * ipykernel in the project's environment when it has one, else runbound's own .venv; JavaScript: Deno's kernel
- * from the npm `deno` package), each with the tool() prelude that bridges calls over the kernel's stdin channel.
+ * ipykernel in the project's environment when it has one, else runbound's environment in its home; JavaScript:
+ * Deno's kernel from the npm `deno` package), each with the tool() prelude that bridges calls over the kernel's
+ * stdin channel.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -9,9 +10,11 @@ import path from "node:path";
 import { type Kernel, KernelManager, ServerConnection } from "@jupyterlab/services";
 import WebSocket from "ws";
 import { errorMessage, ToolError } from "../errors.js";
-import { runboundHome } from "../home.js";
 import { type RunLogger, stderrLogger } from "../log.js";
 import type { ProcessTracker } from "../proc/tracker.js";
+import { setupCommand } from "../setup/components.mjs";
+import { homeLayout } from "../setup/home.mjs";
+import { denoBinary } from "../setup/npm.js";
 import { BRIDGE_PREFIX, type CellResult, runCell } from "./cell.js";
 import { outsideRunLogger, withRunLogger } from "./library-console.js";
 import { JupyterServer, type KernelSpecFile } from "./server.js";
@@ -38,8 +41,11 @@ export interface KernelOptions {
   readonly sandbox?: Sandbox;
 }
 
-/** A cell's result, plus whether it ran on a fresh kernel: after `reset`, or because the state was lost before. */
-export type CellOutcome = CellResult & { restarted: boolean; lostBefore?: string };
+/**
+ * A cell's result, plus whether it ran on a fresh kernel (after `reset`, or because the state was lost before), and
+ * what the first cell of a kernel must know about where it runs.
+ */
+export type CellOutcome = CellResult & { restarted: boolean; lostBefore?: string; notice?: string };
 
 /** Answers a cell's tool(name, args) call. */
 export type Bridge = (name: string, args: Record<string, unknown>) => Promise<BridgeReply>;
@@ -118,6 +124,7 @@ globalThis.tool = (name, args = {}) => {
 
 export class KernelFactory {
   readonly #workdir: string;
+  readonly #home: string;
   readonly #processes: ProcessTracker;
   readonly #idleMs: number;
   readonly #startMs: number;
@@ -130,15 +137,19 @@ export class KernelFactory {
   #lost = new AbortController();
   /** Languages whose kernel state went with a server that exited between cells: the next cell says so. */
   readonly #lostBetweenCells = new Map<KernelLanguage, string>();
+  /** Said by the next cell of a kernel just started (where it runs, when that is not what the project has). */
+  readonly #notices = new Map<KernelLanguage, string>();
   #disposing = false;
 
   constructor(
     workdir: string,
     processes: ProcessTracker,
+    home: string,
     options: KernelOptions = {},
     logger: RunLogger = stderrLogger,
   ) {
     this.#workdir = workdir;
+    this.#home = home;
     this.#logger = logger;
     this.#processes = processes;
     this.#idleMs = (options.idleSeconds ?? 300) * 1000;
@@ -168,6 +179,8 @@ export class KernelFactory {
     const lostBefore = this.#lostBetweenCells.get(language);
     this.#lostBetweenCells.delete(language);
     const kernel = await this.kernel(language);
+    const notice = this.#notices.get(language);
+    this.#notices.delete(language);
     const result = await runCell(kernel, code, {
       idleMs: this.#idleMs,
       interruptGraceMs: (this.#options.interruptGraceSeconds ?? 10) * 1000,
@@ -191,7 +204,7 @@ export class KernelFactory {
       this.#lostBetweenCells.delete(language);
       await this.#shutdown(language);
     }
-    return { ...result, restarted, ...(lostBefore ? { lostBefore } : {}) };
+    return { ...result, restarted, ...(lostBefore ? { lostBefore } : {}), ...(notice ? { notice } : {}) };
   }
 
   /**
@@ -246,6 +259,7 @@ export class KernelFactory {
     const manager = await this.#managerReady();
     const external = this.#options.server;
     const name = external ? (language === "python" ? "python3" : "deno") : `runbound-${language}`;
+    if (!external) this.#chooseInterpreter(language);
     let kernel: Kernel.IKernelConnection;
     try {
       kernel = await manager.startNew({ name });
@@ -289,13 +303,13 @@ export class KernelFactory {
         await manager.ready;
         return manager;
       }
-      const serverPython = path.join(runboundHome(), ".venv", "bin", "python");
+      const serverPython = homeLayout(this.#home).python;
       if (
         !existsSync(serverPython) ||
-        spawnSync(serverPython, ["-c", "import jupyter_server"]).status !== 0
+        spawnSync(serverPython, ["-c", "import jupyter_server, ipykernel"]).status !== 0
       ) {
         throw new ToolError(
-          "eval needs runbound's Python environment with jupyter_server (.venv); run `node scripts/setup.mjs` in runbound's folder.",
+          `eval needs runbound's Python environment (jupyter_server, ipykernel), which is not installed in runbound's home (${this.#home}). Install it: ${setupCommand("python")}; then call eval again.`,
         );
       }
       const server = new JupyterServer();
@@ -303,7 +317,7 @@ export class KernelFactory {
       const settings = await server.start(
         serverPython,
         this.#workdir,
-        this.#kernelSpecs(serverPython),
+        [this.#pythonSpec(serverPython), this.#javascriptSpec()],
         this.#processes,
         this.#startMs,
       );
@@ -318,34 +332,78 @@ export class KernelFactory {
     return this.#manager;
   }
 
-  #kernelSpecs(serverPython: string): KernelSpecFile[] {
-    const python = projectPython(this.#workdir) ?? serverPython;
-    const deno = path.join(runboundHome(), "node_modules", ".bin", "deno");
-    // The sandbox is asked once, when the server (and so the kernelspecs) is set up; it is never started here.
+  /** The sandbox is asked when a kernel is set up; it is never started here. */
+  #prefix(): string[] {
     const sandbox = this.#options.sandbox;
-    const prefix = sandbox?.isUp() ? [...sandbox.commandPrefix()] : [];
-    return [
-      {
-        name: "runbound-python",
-        displayName: "Python (runbound)",
-        language: "python",
-        argv: [...prefix, python, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-      },
-      {
-        name: "runbound-javascript",
-        displayName: "JavaScript (Deno)",
-        language: "javascript",
-        argv: [...prefix, deno, "jupyter", "--kernel", "--conn", "{connection_file}"],
-      },
-    ];
+    return sandbox?.isUp() ? [...sandbox.commandPrefix()] : [];
+  }
+
+  #pythonSpec(python: string): KernelSpecFile {
+    return {
+      name: "runbound-python",
+      displayName: "Python (runbound)",
+      language: "python",
+      argv: [...this.#prefix(), python, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+    };
+  }
+
+  #javascriptSpec(): KernelSpecFile {
+    // A missing Deno is said when a JavaScript kernel starts (#chooseInterpreter), not when Python needs a server.
+    const deno = denoBinary() ?? "deno";
+    return {
+      name: "runbound-javascript",
+      displayName: "JavaScript (Deno)",
+      language: "javascript",
+      argv: [...this.#prefix(), deno, "jupyter", "--kernel", "--conn", "{connection_file}"],
+    };
+  }
+
+  /**
+   * Before a kernel of runbound's server starts: its interpreter is chosen again (the project may have installed
+   * ipykernel since), its spec rewritten, and what the first cell must be told is kept.
+   */
+  #chooseInterpreter(language: KernelLanguage): void {
+    if (language === "javascript") {
+      if (!denoBinary())
+        throw new ToolError(
+          "JavaScript cells run in Deno's kernel, and runbound's `deno` dependency did not resolve (an install with --ignore-scripts skips Deno's binary). Reinstall: npm install runbound.",
+        );
+      this.#server?.writeSpec(this.#javascriptSpec());
+      return;
+    }
+    const choice = pythonForCells(this.#workdir, this.#home);
+    this.#server?.writeSpec(this.#pythonSpec(choice.python));
+    if (choice.notice) this.#notices.set(language, choice.notice);
+    else this.#notices.delete(language);
   }
 }
 
-/** The project's own interpreter when it has ipykernel: VIRTUAL_ENV, then .venv, then venv. */
-function projectPython(workdir: string): string | undefined {
-  const candidates = [process.env.VIRTUAL_ENV, path.join(workdir, ".venv"), path.join(workdir, "venv")]
-    .filter((d): d is string => Boolean(d))
-    .map((d) => path.join(d, "bin", "python"))
-    .filter((p) => existsSync(p));
-  return candidates.find((p) => spawnSync(p, ["-c", "import ipykernel"]).status === 0);
+/**
+ * The interpreter Python cells run in: the project's when it has ipykernel; else runbound's, with a notice when the
+ * project has an environment of its own (its packages are then not importable in cells).
+ */
+export function pythonForCells(workdir: string, home: string): { python: string; notice?: string } {
+  const own = homeLayout(home).python;
+  const envs = projectEnvironments(workdir);
+  const withKernel = envs.find((env) => spawnSync(env.python, ["-c", "import ipykernel"]).status === 0);
+  if (withKernel) return { python: withKernel.python };
+  const first = envs[0];
+  if (!first) return { python: own };
+  return {
+    python: own,
+    notice: `this kernel runs in runbound's Python environment, not in ${first.label}: it has no ipykernel, so the project's packages are not importable here. To run cells in the project's environment: ${first.python} -m pip install ipykernel, then eval with reset: true`,
+  };
+}
+
+/** The project's own environments, in the order they are preferred: VIRTUAL_ENV, then .venv, then venv. */
+function projectEnvironments(workdir: string): { python: string; label: string }[] {
+  const candidates = [
+    { dir: process.env.VIRTUAL_ENV, label: "VIRTUAL_ENV" },
+    { dir: path.join(workdir, ".venv"), label: "the project's .venv" },
+    { dir: path.join(workdir, "venv"), label: "the project's venv" },
+  ];
+  return candidates
+    .filter((c): c is { dir: string; label: string } => Boolean(c.dir))
+    .map((c) => ({ python: path.join(c.dir, "bin", "python"), label: c.label }))
+    .filter((c) => existsSync(c.python));
 }

@@ -59,6 +59,21 @@ export class JupyterServer {
     return this.#process?.exited;
   }
 
+  /** Writes (or rewrites) a kernelspec; the server reads it again at each kernel start. */
+  writeSpec(spec: KernelSpecFile): void {
+    const dir = path.join(this.#home, "share", "jupyter", "kernels", spec.name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      path.join(dir, "kernel.json"),
+      JSON.stringify({
+        argv: spec.argv,
+        display_name: spec.displayName,
+        language: spec.language,
+        interrupt_mode: "signal",
+      }),
+    );
+  }
+
   async start(
     python: string,
     workdir: string,
@@ -67,19 +82,7 @@ export class JupyterServer {
     timeoutMs: number,
   ): Promise<ServerConnection.ISettings> {
     const share = path.join(this.#home, "share", "jupyter");
-    for (const spec of specs) {
-      const dir = path.join(share, "kernels", spec.name);
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(
-        path.join(dir, "kernel.json"),
-        JSON.stringify({
-          argv: spec.argv,
-          display_name: spec.displayName,
-          language: spec.language,
-          interrupt_mode: "signal",
-        }),
-      );
-    }
+    for (const spec of specs) this.writeSpec(spec);
     const config = path.join(this.#home, "jupyter_server_config.py");
     writeFileSync(config, CONFIG);
     const token = randomBytes(24).toString("hex");

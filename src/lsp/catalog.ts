@@ -1,4 +1,6 @@
 import type { BinaryCandidate } from "../proc/binaries.js";
+import { setupCommand } from "../setup/components.mjs";
+import { npmBin } from "../setup/npm.js";
 
 /**
  * The language servers runbound knows: which files each serves, the root markers that say "this is a project of
@@ -17,7 +19,7 @@ export interface ServerSpec {
   /** Answers to workspace/configuration, by section. */
   readonly settings?: Readonly<Record<string, unknown>>;
   readonly initializationOptions?: Readonly<Record<string, unknown>>;
-  /** How to get the binary, for `lsp status`. */
+  /** How to get the binary when it is missing: a command that works for an installed package. */
   readonly install: string;
   /**
    * How long the first document of a fresh server waits for the server's project load to begin (then until it
@@ -43,6 +45,10 @@ export interface ServerSpec {
 }
 
 export type TypeScriptServer = "tsgo" | "typescript-language-server";
+
+/** For a server runbound ships as an npm dependency: missing means the install itself is broken. */
+const REINSTALL = (pkg: string) =>
+  `runbound ships ${pkg} as a dependency and it did not resolve from runbound's module; reinstall: npm install runbound`;
 
 export interface CatalogOptions {
   /** Which TypeScript server serves TS/JS: TypeScript 7's native `tsc --lsp` (default) or the classic one. */
@@ -70,12 +76,17 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
           name: "typescript-language-server (TypeScript 6)",
           languages: TS_LANGUAGES,
           rootMarkers: ["tsconfig.json", "jsconfig.json", "package.json"],
-          candidates: [{ name: "typescript-language-server", args: ["--stdio"] }],
+          candidates: [
+            {
+              name: "typescript-language-server",
+              args: ["--stdio"],
+              embedded: () => npmBin("typescript-language-server", "typescript-language-server"),
+            },
+          ],
           initializationOptions: { tsserver: { path: options.embedded.tsserverPath() } },
           // Measured: ~2 s of "Initializing JS/TS language features" after the first open, answering [] / `any`.
           warmupMs: 3000,
-          install:
-            "npm install typescript-language-server typescript@6 (runbound ships both as dependencies)",
+          install: REINSTALL("typescript-language-server and TypeScript 6"),
         }
       : {
           id: "tsgo",
@@ -83,7 +94,7 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
           languages: TS_LANGUAGES,
           rootMarkers: ["tsconfig.json", "jsconfig.json", "package.json"],
           candidates: [{ name: "tsgo", args: ["--lsp", "--stdio"], embedded: options.embedded.tsgo }],
-          install: "npm install typescript@7 (runbound ships it as a dependency)",
+          install: REINSTALL("TypeScript 7 (typescript@7)"),
         };
   return [
     {
@@ -91,10 +102,16 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
       name: "Pyright",
       languages: { ".py": "python", ".pyi": "python" },
       rootMarkers: ["pyproject.toml", "pyrightconfig.json", "setup.py", "setup.cfg", "requirements.txt"],
-      candidates: [{ name: "pyright-langserver", args: ["--stdio"] }],
+      candidates: [
+        {
+          name: "pyright-langserver",
+          args: ["--stdio"],
+          embedded: () => npmBin("pyright", "pyright-langserver"),
+        },
+      ],
       settings: { python: { analysis: { diagnosticMode: "openFilesOnly", autoSearchPaths: true } } },
       confirmReferencesMs: 15_000,
-      install: "npm install pyright (runbound ships it as a dependency)",
+      install: REINSTALL("pyright"),
     },
     typescript,
     {
@@ -103,7 +120,7 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
       languages: { ".go": "go" },
       rootMarkers: ["go.work", "go.mod"],
       candidates: [{ name: "gopls", args: [] }],
-      install: "go install golang.org/x/tools/gopls@v0.23.0 (runbound's setup puts it in .tools/go/bin)",
+      install: `${setupCommand("gopls")} (builds it with the machine's Go into runbound's home)`,
       browseActionKinds: [
         "source.assembly",
         "source.doc",
@@ -127,7 +144,7 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
       },
       rootMarkers: ["compile_commands.json", "compile_flags.txt", "CMakeLists.txt", ".clangd"],
       candidates: [{ name: "clangd", args: ["--background-index=false"], versioned: true }],
-      install: "apt-get install clangd (Debian), or a clangd-NN package",
+      install: `${setupCommand("clangd")} (apt-get as root; otherwise the system's clangd or clangd-NN package)`,
     },
     {
       id: "rust-analyzer",
@@ -141,7 +158,7 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
       // load the check began more than 4 s after the save (a full test run, two CPUs); the wait ends as soon as a
       // check begun after the save has ended, so a longer bound costs only when no check comes (then: stale).
       checkOnSaveMs: 8000,
-      install: "rustup component add rust-analyzer",
+      install: `${setupCommand("rust-analyzer")} (rustup component add rust-analyzer)`,
     },
     {
       id: "dart",

@@ -5,9 +5,9 @@
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { runboundHome } from "../home.js";
 import { resolveBinary } from "../proc/binaries.js";
 import type { ProcessTracker } from "../proc/tracker.js";
+import { npmBin, tsgoBinary } from "../setup/npm.js";
 import type { ServerSpec } from "./catalog.js";
 import type { DiagnosticRow } from "./service.js";
 
@@ -23,6 +23,8 @@ export interface CheckRun {
 
 interface Checker {
   readonly binary: string;
+  /** The checker runbound ships (an npm dependency), used when the project has none of its own. */
+  readonly embedded?: () => string | undefined;
   args(root: string): string[] | undefined;
   /** Why it cannot run in this root, when args() says so. */
   readonly needs?: string;
@@ -34,6 +36,7 @@ const sev = (s: string) => (/err/i.test(s) ? "error" : /warn/i.test(s) ? "warnin
 const CHECKERS: Record<string, Checker> = {
   tsgo: {
     binary: "tsgo",
+    embedded: tsgoBinary,
     args: (root) =>
       existsSync(path.join(root, "tsconfig.json"))
         ? ["--noEmit", "--pretty", "false", "-p", root]
@@ -52,6 +55,7 @@ const CHECKERS: Record<string, Checker> = {
   },
   pyright: {
     binary: "pyright",
+    embedded: () => npmBin("pyright", "pyright"),
     args: () => ["--outputjson"],
     parse: (out) => {
       const json = JSON.parse(out.slice(out.indexOf("{"))) as {
@@ -148,7 +152,7 @@ export async function runCheck(
   workdir: string,
   processes: ProcessTracker,
   signal: AbortSignal,
-  tsgo: () => string | undefined,
+  home: string,
 ): Promise<CheckRun> {
   const checker = CHECKERS[spec.id === "typescript-language-server" ? "tsgo" : spec.id];
   const noChecker = (note: string): CheckRun => ({
@@ -163,10 +167,10 @@ export async function runCheck(
   const args = checker.args(root);
   if (!args) return noChecker(`the checker needs ${checker.needs}`);
   const resolved = resolveBinary(
-    { name: checker.binary, args, ...(checker.binary === "tsgo" ? { embedded: tsgo } : {}) },
+    { name: checker.binary, args, ...(checker.embedded ? { embedded: checker.embedded } : {}) },
     root,
     workdir,
-    runboundHome(),
+    home,
   );
   if (!resolved)
     return {
@@ -177,8 +181,10 @@ export async function runCheck(
       outcome: "failed",
       note: `${checker.binary} is not installed`,
     };
-  const command = `${path.basename(resolved.command)} ${args.join(" ")}`;
-  const proc = processes.spawn(`${spec.id} check`, resolved.command, args, {
+  // A checker runbound runs as a Node script is named by its package's command, not by Node.
+  const program = resolved.command === process.execPath ? checker.binary : path.basename(resolved.command);
+  const command = `${program} ${args.join(" ")}`;
+  const proc = processes.spawn(`${spec.id} check`, resolved.command, resolved.args, {
     cwd: root,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -38,7 +38,7 @@ import { DiagnosticsJournal } from "./journal.js";
 import { analyse, familyOf, locateSymbol, toEncoding } from "./positions.js";
 import { runCheck } from "./project-check.js";
 import type { afterWriteDiagnosticsSchema, diagnosticRowSchema } from "./schema.js";
-import { type LspOptions, LspSupervisor, tsgo } from "./supervisor.js";
+import { type LspOptions, LspSupervisor } from "./supervisor.js";
 import { type AppliedEdit, applyWorkspaceEdit } from "./workspace-edit.js";
 
 export type NavigationAction =
@@ -132,10 +132,10 @@ export class Lsp {
   /** "Cannot serve" reasons already told after a write: said once per run, not on every write. */
   readonly #toldUnavailable = new Set<string>();
 
-  constructor(workdir: string, processes: ProcessTracker, options: LspOptions = {}) {
+  constructor(workdir: string, processes: ProcessTracker, home: string, options: LspOptions = {}) {
     this.workdir = workdir;
     this.#processes = processes;
-    this.supervisor = new LspSupervisor(workdir, processes, options);
+    this.supervisor = new LspSupervisor(workdir, processes, home, options);
   }
 
   /** Finds the file's server and the symbol's position on the line; the document is synced first. */
@@ -509,7 +509,7 @@ export class Lsp {
         total: jobs.length,
         message: `${spec.id} in ${reader.rel(root) || "."}`,
       });
-      const run = await runCheck(spec, root, this.workdir, this.#processes, signal, tsgo);
+      const run = await runCheck(spec, root, this.workdir, this.#processes, signal, this.supervisor.home);
       done++;
       const where = `${spec.id} @ ${reader.rel(root) || "."}`;
       if (run.outcome !== "fresh") notes.push(`${where}: ${run.outcome}${run.note ? ` (${run.note})` : ""}`);

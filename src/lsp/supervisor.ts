@@ -4,14 +4,13 @@
  * and its tracked documents are opened again. `status` says, for every catalog server, whether and why not.
  */
 import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ToolError } from "../errors.js";
 import { rootAbove, rootsIn } from "../files/roots.js";
-import { runboundHome } from "../home.js";
-import { resolveBinary } from "../proc/binaries.js";
+import { type Resolved, resolveBinary } from "../proc/binaries.js";
 import type { ProcessTracker } from "../proc/tracker.js";
+import { tsgoBinary, tsserverPath } from "../setup/npm.js";
 import { catalog, languageOf, type ServerSpec, type TypeScriptServer } from "./catalog.js";
 import { LspClient, type ServerState } from "./client.js";
 
@@ -65,15 +64,21 @@ const BACKOFF_MS = [500, 1000, 2000, 5000, 10_000, 30_000];
 export class LspSupervisor {
   readonly specs: ServerSpec[];
   readonly timeouts: LspTimeouts;
+  /** runbound's home, where `runbound setup` put what is not an npm dependency. */
+  readonly home: string;
   readonly #workdir: string;
   readonly #processes: ProcessTracker;
   readonly #handles = new Map<string, Handle>();
   #disposed = false;
 
-  constructor(workdir: string, processes: ProcessTracker, options: LspOptions = {}) {
+  constructor(workdir: string, processes: ProcessTracker, home: string, options: LspOptions = {}) {
     this.#workdir = workdir;
     this.#processes = processes;
-    const base = catalog({ typescript: options.typescript ?? "tsgo", embedded: { tsgo, tsserverPath } });
+    this.home = home;
+    const base = catalog({
+      typescript: options.typescript ?? "tsgo",
+      embedded: { tsgo: tsgoBinary, tsserverPath },
+    });
     const overrides = options.servers ?? [];
     this.specs = [...base.filter((s) => !overrides.some((o) => o.id === s.id)), ...overrides];
     this.timeouts = { startMs: 30_000, requestMs: 15_000, diagnosticsMs: 10_000, ...options.timeouts };
@@ -145,11 +150,11 @@ export class LspSupervisor {
 
   async #start(handle: Handle): Promise<LspClient> {
     const resolved = handle.spec.candidates
-      .map((c) => resolveBinary(c, handle.root, this.#workdir, runboundHome()))
+      .map((c) => resolveBinary(c, handle.root, this.#workdir, this.home))
       .find((r) => r !== undefined);
     if (!resolved) {
       throw new ToolError(
-        `${handle.spec.name} cannot serve ${this.#rel(handle.root)}: its binary (${handle.spec.candidates.map((c) => c.name).join(" or ")}) was not found in the project, runbound's tools or PATH. Install: ${handle.spec.install}.`,
+        `${handle.spec.name} cannot serve ${this.#rel(handle.root)}: its binary (${handle.spec.candidates.map((c) => c.name).join(" or ")}) was not found in the project, runbound's dependencies, runbound's home or PATH. Fix: ${handle.spec.install}.`,
       );
     }
     const previous = handle.client;
@@ -233,6 +238,19 @@ export class LspSupervisor {
     return restarted.map((h) => this.#statusOf(h));
   }
 
+  /**
+   * A server's roots in the workdir, and the binary that would serve the first (or the workdir, without a root):
+   * what `status`, a start and `runbound doctor` all go by.
+   */
+  locate(spec: ServerSpec): { roots: string[]; resolved: Resolved | undefined } {
+    const roots = rootsIn(this.#workdir, spec.rootMarkers);
+    const at = roots[0] ?? this.#workdir;
+    const resolved = spec.candidates
+      .map((c) => resolveBinary(c, at, this.#workdir, this.home))
+      .find((r) => r !== undefined);
+    return { roots, resolved };
+  }
+
   status(): {
     running: ServerStatus[];
     unavailable: UnavailableServer[];
@@ -242,7 +260,7 @@ export class LspSupervisor {
     const unavailable: UnavailableServer[] = [];
     const available: { id: string; roots: string[] }[] = [];
     for (const spec of this.specs) {
-      const roots = rootsIn(this.#workdir, spec.rootMarkers);
+      const { roots, resolved } = this.locate(spec);
       if (roots.length === 0) {
         unavailable.push({
           id: spec.id,
@@ -250,13 +268,10 @@ export class LspSupervisor {
         });
         continue;
       }
-      const resolved = spec.candidates
-        .map((c) => resolveBinary(c, roots[0]!, this.#workdir, runboundHome()))
-        .find(Boolean);
       if (!resolved) {
         unavailable.push({
           id: spec.id,
-          reason: `binary missing (${spec.candidates.map((c) => c.name).join(" or ")}); install: ${spec.install}`,
+          reason: `binary missing (${spec.candidates.map((c) => c.name).join(" or ")}); fix: ${spec.install}`,
         });
         continue;
       }
@@ -287,26 +302,5 @@ export class LspSupervisor {
   #rel(dir: string): string {
     const rel = path.relative(this.#workdir, dir);
     return rel === "" ? "." : rel;
-  }
-}
-
-const require = createRequire(import.meta.url);
-
-/** TypeScript 7's native compiler binary, shipped by the `typescript` dependency's platform package. */
-export function tsgo(): string | undefined {
-  try {
-    const pkg = require.resolve(`@typescript/typescript-${process.platform}-${process.arch}/package.json`);
-    return path.join(path.dirname(pkg), "lib", "tsc");
-  } catch {
-    return undefined;
-  }
-}
-
-/** TypeScript 6's tsserver for typescript-language-server (installed as the `typescript6` alias). */
-function tsserverPath(): string | undefined {
-  try {
-    return require.resolve("typescript6/lib/tsserver.js");
-  } catch {
-    return undefined;
   }
 }

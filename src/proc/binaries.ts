@@ -1,27 +1,32 @@
 /**
  * Where a server's binary comes from: the project first (node_modules/.bin and .venv/bin, walking up from the
- * root to the workdir), then runbound's own (embedded npm dependencies, .tools/), then PATH — including
- * versioned names such as clangd-14. A rustup proxy whose component is not installed does not count.
+ * root to the workdir), then runbound's own npm dependencies (by module resolution), then runbound's home (what
+ * `runbound setup` installs), then PATH — including versioned names such as clangd-14. A rustup proxy whose
+ * component is not installed does not count.
  */
-import { spawnSync } from "node:child_process";
-import { accessSync, constants, readdirSync, realpathSync } from "node:fs";
+import { accessSync, constants } from "node:fs";
 import path from "node:path";
+import { onPath } from "../setup/components.mjs";
+import { homeLayout } from "../setup/home.mjs";
+import { isNodeScript } from "../setup/npm.js";
 
 export interface BinaryCandidate {
-  /** A name looked up as the ladder says (project node_modules/.bin, .venv/bin, runbound's own, .tools, PATH). */
+  /** A name looked up as the ladder says (project node_modules/.bin, .venv/bin, runbound's home, PATH). */
   readonly name: string;
   readonly args: readonly string[];
   /** Also accept versioned names on PATH (`clangd-14`, `clangd-16`: the highest wins). */
   readonly versioned?: boolean;
-  /** An absolute path resolved by runbound itself (embedded defaults shipped as npm dependencies). */
+  /** A file resolved by runbound itself (its npm dependencies); a JavaScript file runs with this Node. */
   readonly embedded?: () => string | undefined;
 }
+
+/** project: the workdir's own; runbound: its npm dependencies; home: runbound's home; PATH. */
+export type BinarySource = "project" | "runbound" | "home" | "PATH";
 
 export interface Resolved {
   readonly command: string;
   readonly args: readonly string[];
-  /** Where it was found: "project", "runbound", "PATH". */
-  readonly from: string;
+  readonly from: BinarySource;
 }
 
 function executable(file: string): boolean {
@@ -37,20 +42,16 @@ function executable(file: string): boolean {
 export function searchDirs(
   root: string,
   workdir: string,
-  runboundHome: string,
-): { dir: string; from: string }[] {
-  const dirs: { dir: string; from: string }[] = [];
+  home: string,
+): { dir: string; from: BinarySource }[] {
+  const dirs: { dir: string; from: BinarySource }[] = [];
   for (let dir = root; ; dir = path.dirname(dir)) {
     dirs.push({ dir: path.join(dir, "node_modules", ".bin"), from: "project" });
     dirs.push({ dir: path.join(dir, ".venv", "bin"), from: "project" });
     dirs.push({ dir: path.join(dir, "venv", "bin"), from: "project" });
     if (dir === workdir || path.dirname(dir) === dir || !dir.startsWith(workdir)) break;
   }
-  dirs.push({ dir: path.join(runboundHome, "node_modules", ".bin"), from: "runbound" });
-  dirs.push({ dir: path.join(runboundHome, ".tools", "go", "bin"), from: "runbound" });
-  dirs.push({ dir: path.join(runboundHome, ".tools", "bin"), from: "runbound" });
-  for (const dir of (process.env.PATH ?? "").split(path.delimiter).filter(Boolean))
-    dirs.push({ dir, from: "PATH" });
+  dirs.push({ dir: homeLayout(home).goBin, from: "home" });
   return dirs;
 }
 
@@ -58,59 +59,22 @@ export function resolveBinary(
   candidate: BinaryCandidate,
   root: string,
   workdir: string,
-  runboundHome: string,
+  home: string,
 ): Resolved | undefined {
-  const dirs = searchDirs(root, workdir, runboundHome);
+  const dirs = searchDirs(root, workdir, home);
   // The project's own copy wins over runbound's embedded one.
   for (const { dir, from } of dirs.filter((d) => d.from === "project")) {
     const file = path.join(dir, candidate.name);
     if (executable(file)) return { command: file, args: candidate.args, from };
   }
   const embedded = candidate.embedded?.();
+  if (embedded && isNodeScript(embedded))
+    return { command: process.execPath, args: [embedded, ...candidate.args], from: "runbound" };
   if (embedded && executable(embedded)) return { command: embedded, args: candidate.args, from: "runbound" };
-  for (const { dir, from } of dirs.filter((d) => d.from !== "project")) {
+  for (const { dir, from } of dirs.filter((d) => d.from === "home")) {
     const file = path.join(dir, candidate.name);
-    if (executable(file) && !isMissingRustupComponent(file))
-      return { command: file, args: candidate.args, from };
+    if (executable(file)) return { command: file, args: candidate.args, from };
   }
-  if (candidate.versioned) {
-    const found = versionedOnPath(
-      candidate.name,
-      dirs.filter((d) => d.from === "PATH").map((d) => d.dir),
-    );
-    if (found) return { command: found, args: candidate.args, from: "PATH" };
-  }
-  return undefined;
-}
-
-function versionedOnPath(name: string, dirs: string[]): string | undefined {
-  let best: { file: string; version: number } | undefined;
-  const pattern = new RegExp(`^${name}-(\\d+)$`);
-  for (const dir of dirs) {
-    let entries: string[];
-    try {
-      entries = readdirSync(dir);
-    } catch {
-      continue;
-    }
-    for (const entry of entries) {
-      const version = Number(pattern.exec(entry)?.[1]);
-      const file = path.join(dir, entry);
-      if (version && (!best || version > best.version) && executable(file)) best = { file, version };
-    }
-  }
-  return best?.file;
-}
-
-/** rustup installs proxies for components that are not installed; running one fails. */
-function isMissingRustupComponent(file: string): boolean {
-  let real: string;
-  try {
-    real = realpathSync(file);
-  } catch {
-    return false;
-  }
-  if (path.basename(real) !== "rustup" && path.basename(real) !== "rustup-init") return false;
-  const check = spawnSync(file, ["--version"], { encoding: "utf8", timeout: 10_000 });
-  return check.status !== 0;
+  const onSystem = onPath(candidate.name, candidate.versioned);
+  return onSystem ? { command: onSystem, args: candidate.args, from: "PATH" } : undefined;
 }

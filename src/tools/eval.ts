@@ -72,6 +72,7 @@ export const evalTool = defineTool({
       )
       .finally(() => clearInterval(keepalive));
     const lines: string[] = [];
+    if (result.notice) lines.push(`(${result.notice})`);
     if (result.lostBefore)
       lines.push(`(a fresh kernel: ${result.lostBefore} since the last cell, so earlier state is lost)`);
     else if (result.restarted) lines.push("(a fresh kernel: earlier state was discarded)");

@@ -1,12 +1,23 @@
 /**
- * The model backend: an agent loop on the Vercel AI SDK with any LanguageModel. Its tools are those a link to the
+ * The model backend: an agent loop on the Vercel AI SDK with any language model. Its tools are those a link to the
  * same run lists on the surface of the call that spawned the worker — so a worker never sees more than its parent,
- * and its write/exec calls go through the same gate.
+ * and its write/exec calls go through the same gate. The SDK is the harness's own (an optional peer: AI SDK 5, 6
+ * or 7), loaded when a worker starts, so runbound imports without it.
  */
 
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { dynamicTool, generateText, jsonSchema, type LanguageModel, stepCountIs, type ToolSet } from "ai";
+import type { ToolSet } from "ai";
 import type { WorkerBackend } from "./pool.js";
+
+/**
+ * An AI SDK language model as its providers make them: specification v2 (AI SDK 5), v3 (AI SDK 6) or v4 (AI SDK 7).
+ * Structural, so a model from any of those majors is accepted whichever the harness installed.
+ */
+export interface AiSdkLanguageModel {
+  readonly specificationVersion: string;
+  readonly provider: string;
+  readonly modelId: string;
+}
 
 export interface ModelBackendOptions {
   /** Steps (model turns) before the worker must answer. Default 20. */
@@ -14,24 +25,45 @@ export interface ModelBackendOptions {
   readonly system?: string;
 }
 
-export function modelBackend(model: LanguageModel, options: ModelBackendOptions = {}): WorkerBackend {
+type AiSdk = typeof import("ai");
+
+/** The harness's AI SDK, or an error that says how to get it. */
+async function loadAiSdk(): Promise<AiSdk> {
+  try {
+    return await import("ai");
+  } catch (error) {
+    throw new Error(
+      `the model backend runs on the AI SDK, which is not installed beside runbound (${(error as Error).message}). Install it: npm install ai (AI SDK 5, 6 or 7).`,
+    );
+  }
+}
+
+export function modelBackend(model: AiSdkLanguageModel, options: ModelBackendOptions = {}): WorkerBackend {
   return {
     name: "model",
     start(brief, context) {
       const abort = new AbortController();
       const finished = (async () => {
+        const ai = await loadAiSdk();
         const client = await context.link();
         try {
           const toolset = await aiSdkTools(client, () => context.onActivity());
-          const result = await generateText({
-            model,
-            tools: toolset,
-            prompt: brief,
-            ...(options.system ? { system: options.system } : {}),
-            stopWhen: stepCountIs(options.maxSteps ?? 20),
-            abortSignal: abort.signal,
-            onStepFinish: () => context.onActivity(),
-          });
+          const result = await ai
+            .generateText({
+              model: model as Parameters<AiSdk["generateText"]>[0]["model"],
+              tools: toolset,
+              prompt: brief,
+              ...(options.system ? { system: options.system } : {}),
+              stopWhen: ai.stepCountIs(options.maxSteps ?? 20),
+              abortSignal: abort.signal,
+              onStepFinish: () => context.onActivity(),
+            })
+            .catch((error: Error) => {
+              if (!/specification version/i.test(error.message)) throw error;
+              throw new Error(
+                `${error.message} — the model implements specification ${model.specificationVersion}; AI SDK 5 runs v2 models only, AI SDK 6 runs v2 and v3: install the AI SDK major that matches the provider.`,
+              );
+            });
           return { ok: true, result: result.text };
         } finally {
           await client.close().catch(() => undefined);
@@ -48,27 +80,69 @@ export function modelBackend(model: LanguageModel, options: ModelBackendOptions 
   };
 }
 
+/** What a tool call hands to the model: the result's text blocks and its images, in order. */
+interface CallOutput {
+  readonly text: string;
+  readonly images: readonly { readonly data: string; readonly mediaType: string }[];
+}
+
 /**
- * The tools a link lists, as an AI SDK ToolSet: each call goes back through the link (and so through the gate);
- * the model reads the result's text blocks. `onCall` runs before each call (activity for workers).
+ * The tools a link lists, as an AI SDK ToolSet: each call goes back through the link (and so through the gate).
+ * The model reads the result's text as text and its images as image parts (the SDK's `toModelOutput`), so a plot
+ * from `eval` is seen, not described. `onCall` runs before each call (activity for workers).
  */
 export async function aiSdkTools(
   client: Client,
   onCall: (name: string) => void = () => {},
 ): Promise<ToolSet> {
+  const ai = await loadAiSdk();
   const { tools } = await client.listTools();
   const toolset: ToolSet = {};
   for (const t of tools) {
-    toolset[t.name] = dynamicTool({
+    toolset[t.name] = ai.dynamicTool({
       description: t.description ?? t.name,
-      inputSchema: jsonSchema(t.inputSchema as Parameters<typeof jsonSchema>[0]),
-      execute: async (input) => {
+      inputSchema: ai.jsonSchema(t.inputSchema as Parameters<AiSdk["jsonSchema"]>[0]),
+      execute: async (input): Promise<CallOutput> => {
         onCall(t.name);
         const result = await client.callTool({ name: t.name, arguments: input as Record<string, unknown> });
-        const content = result.content as { type: string; text?: string }[];
-        return content.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n");
+        return callOutput(result.content as ContentBlock[]);
       },
+      // AI SDK 5 passes the output itself and takes `media` parts; 6 and 7 pass { toolCallId, input, output } and
+      // take `image-data` parts. The cast: one function serves both signatures.
+      toModelOutput: ((arg: unknown) => modelOutput(arg)) as never,
     });
   }
   return toolset;
+}
+
+type ContentBlock = { type: string; text?: string; data?: string; mimeType?: string };
+
+function callOutput(content: readonly ContentBlock[]): CallOutput {
+  const text = content
+    .filter((b) => b.type !== "image")
+    .map((b) => (b.type === "text" ? (b.text ?? "") : `[${b.type}]`))
+    .join("\n");
+  const images = content
+    .filter((b) => b.type === "image" && b.data && b.mimeType)
+    .map((b) => ({ data: b.data!, mediaType: b.mimeType! }));
+  return { text, images };
+}
+
+function isCallOutput(value: unknown): value is CallOutput {
+  return typeof value === "object" && value !== null && "text" in value && "images" in value;
+}
+
+function modelOutput(arg: unknown): unknown {
+  const v6 = typeof arg === "object" && arg !== null && "toolCallId" in arg && "output" in arg;
+  const output = v6 ? (arg as { output: unknown }).output : arg;
+  if (!isCallOutput(output)) return { type: "json", value: output ?? null };
+  if (output.images.length === 0) return { type: "text", value: output.text };
+  const imageType = v6 ? "image-data" : "media";
+  return {
+    type: "content",
+    value: [
+      ...(output.text ? [{ type: "text", text: output.text }] : []),
+      ...output.images.map((image) => ({ type: imageType, data: image.data, mediaType: image.mediaType })),
+    ],
+  };
 }

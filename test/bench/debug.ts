@@ -17,6 +17,7 @@ import { ADAPTERS, type AdapterId } from "../../src/dap/adapters.js";
 import { DapClient } from "../../src/dap/client.js";
 import { createRun, defineTool } from "../../src/index.js";
 import { ProcessTracker } from "../../src/proc/tracker.js";
+import { defaultHome } from "../../src/setup/home.mjs";
 
 const STEPS = 30;
 const ROUNDS = 9;
@@ -236,7 +237,7 @@ async function openForwarding(c: Case, dir: string, into: Samples): Promise<Side
  */
 async function openRaw(c: Case, dir: string, into: Samples, asShipped: boolean): Promise<Side> {
   const spec = ADAPTERS.find((a) => a.id === c.adapter)!;
-  const resolved = spec.resolve(dir, dir);
+  const resolved = spec.resolve(dir, dir, defaultHome());
   if ("missing" in resolved) throw new Error(`${c.adapter}: ${resolved.missing}`);
   const program = path.resolve(dir, c.program);
   const { env: _nodelay, ...withoutEnv } = spec.launchArguments(program, [], dir);

@@ -15,6 +15,7 @@ import { createRun, defineTool } from "../../src/index.js";
 import { diagnosticsOf } from "../../src/lsp/diagnostics.js";
 import { LspSupervisor } from "../../src/lsp/supervisor.js";
 import { ProcessTracker } from "../../src/proc/tracker.js";
+import { defaultHome } from "../../src/setup/home.mjs";
 
 const WORKSPACE = path.resolve(import.meta.dirname, "../../examples/workspace");
 const ROUNDS = 7;
@@ -265,7 +266,7 @@ async function benchColdStart(t: Target): Promise<BenchRow> {
     await run.dispose();
     // Bare: the same server started, initialized, the file opened and asked, without runbound's tool around it.
     const processes = new ProcessTracker();
-    const supervisor = new LspSupervisor(dir, processes);
+    const supervisor = new LspSupervisor(dir, processes, defaultHome());
     start = performance.now();
     const file = path.join(dir, t.file);
     const { client: server, languageId } = await supervisor.clientFor(file, t.file);

@@ -1,0 +1,271 @@
+// @ts-check
+// The components `runbound setup` installs: what each is, how to tell that it is there (and which version), and
+// how to install it. The npm components (pyright, TypeScript 7, Deno, ...) are runbound's own dependencies and are
+// not here. Dependency-free, like everything `setup` runs.
+import { spawnSync } from "node:child_process";
+import { accessSync, constants, readdirSync, realpathSync } from "node:fs";
+import path from "node:path";
+import { homeLayout } from "./home.mjs";
+
+export const GOPLS_VERSION = "v0.23.0"; // the newest gopls Go 1.26 builds; v0.24 needs Go 1.27
+export const DELVE_VERSION = "v1.27.2";
+
+/** runbound's Python environment, pinned. setuptools and wheel build local packages without fetching build tools. */
+export const PYTHON_PACKAGES = {
+  debugpy: "1.8.22",
+  jupyter_server: "2.21.1",
+  ipykernel: "7.4.0",
+  pandas: "3.1.1",
+  matplotlib: "3.11.2",
+};
+const PYTHON_BUILD_TOOLS = ["setuptools", "wheel"];
+
+export const LLDB_ADAPTERS = ["lldb-dap", "lldb-vscode"];
+
+/**
+ * @typedef {{ version: string, where: string }} Present
+ * @typedef {{ home: string, log: (line: string) => void, root: boolean }} InstallContext
+ * @typedef {{
+ *   id: string,
+ *   what: string,
+ *   serves: string,
+ *   check: (home: string) => Present | undefined,
+ *   install: (ctx: InstallContext) => string | undefined,
+ * }} Component
+ */
+
+/**
+ * @param {string} command
+ * @param {string[]} args
+ * @param {import("node:child_process").SpawnSyncOptions} [options]
+ */
+function output(command, args, options = {}) {
+  const r = spawnSync(command, args, { encoding: "utf8", timeout: 60_000, ...options });
+  return r.status === 0 ? `${r.stdout ?? ""}${r.stderr ?? ""}` : undefined;
+}
+
+/** @param {string} file */
+function executable(file) {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A command on PATH, or its highest versioned name (`clangd-14`, `lldb-vscode-16`) when `versioned`.
+ * @param {string} name
+ * @param {boolean} [versioned]
+ * @returns {string | undefined}
+ */
+export function onPath(name, versioned = false) {
+  const dirs = (process.env.PATH ?? "").split(path.delimiter).filter(Boolean);
+  for (const dir of dirs) {
+    const file = path.join(dir, name);
+    if (executable(file) && !isMissingRustupComponent(file)) return file;
+  }
+  if (!versioned) return undefined;
+  /** @type {{ file: string, version: number } | undefined} */
+  let best;
+  const pattern = new RegExp(`^${name}-(\\d+)$`);
+  for (const dir of dirs) {
+    /** @type {string[]} */
+    let entries;
+    try {
+      entries = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const version = Number(pattern.exec(entry)?.[1]);
+      const file = path.join(dir, entry);
+      if (version && (!best || version > best.version) && executable(file)) best = { file, version };
+    }
+  }
+  return best?.file;
+}
+
+/**
+ * rustup installs a proxy for every component, installed or not; running one whose component is missing fails.
+ * @param {string} file
+ */
+export function isMissingRustupComponent(file) {
+  let real;
+  try {
+    real = realpathSync(file);
+  } catch {
+    return false;
+  }
+  if (path.basename(real) !== "rustup" && path.basename(real) !== "rustup-init") return false;
+  return output(file, ["--version"], { timeout: 10_000 }) === undefined;
+}
+
+/** @param {string} text */
+const firstLine = (text) => text.trim().split("\n")[0] ?? "";
+
+/**
+ * @param {string} name
+ * @param {string} module
+ * @param {string} version
+ * @returns {Component["install"]}
+ */
+function goInstall(name, module, version) {
+  return ({ home, log }) => {
+    if (!output("go", ["version"]))
+      return "no Go toolchain on PATH: install Go (https://go.dev/dl), then run again";
+    log(`building ${name} ${version} from source with go install (a minute or two, once)`);
+    const r = spawnSync("go", ["install", `${module}@${version}`], {
+      stdio: ["ignore", "inherit", "inherit"],
+      env: { ...process.env, GOBIN: homeLayout(home).goBin, GOTOOLCHAIN: "local", GOFLAGS: "-modcacherw" },
+    });
+    return r.status === 0
+      ? undefined
+      : `go install ${module}@${version} failed (exit ${r.status ?? r.signal})`;
+  };
+}
+
+/**
+ * @param {string} name
+ * @param {string} version
+ * @returns {Component["check"]}
+ */
+function goCheck(name, version) {
+  return (home) => {
+    const binary = path.join(homeLayout(home).goBin, name);
+    const text = executable(binary) ? output(binary, ["version"]) : undefined;
+    return text?.includes(version.slice(1)) ? { version, where: binary } : undefined;
+  };
+}
+
+/**
+ * @param {string[]} packages
+ * @returns {Component["install"]}
+ */
+function aptInstall(packages) {
+  return ({ log, root }) => {
+    if (!root || !output("apt-get", ["--version"]))
+      return `not root, or no apt-get: install ${packages.join(" ")} with the system's package manager`;
+    log(`apt-get install ${packages.join(" ")}`);
+    for (const args of [
+      ["update", "-qq"],
+      ["install", "-y", "-qq", ...packages],
+    ]) {
+      const r = spawnSync("apt-get", args, { stdio: ["ignore", "inherit", "inherit"] });
+      if (r.status !== 0) return `apt-get ${args.join(" ")} failed (exit ${r.status ?? r.signal})`;
+    }
+    return undefined;
+  };
+}
+
+const PYTHON_CHECK = `import importlib.metadata as m, json, sys
+print(json.dumps({p: m.version(p) for p in sys.argv[1:]}))`;
+
+/** @type {Component[]} */
+export const COMPONENTS = [
+  {
+    id: "python",
+    what: `runbound's Python environment (${Object.keys(PYTHON_PACKAGES).join(", ")})`,
+    serves: "eval (Python kernels, the Jupyter server), debug (debugpy)",
+    check(home) {
+      const { python, venv } = homeLayout(home);
+      if (!executable(python)) return undefined;
+      const names = [...Object.keys(PYTHON_PACKAGES), ...PYTHON_BUILD_TOOLS];
+      const text = output(python, ["-c", PYTHON_CHECK, ...names], { timeout: 30_000 });
+      if (!text) return undefined;
+      /** @type {Record<string, string>} */
+      const found = JSON.parse(text);
+      const pinned = Object.entries(PYTHON_PACKAGES).every(([name, version]) => found[name] === version);
+      const python3 = firstLine(output(python, ["--version"]) ?? "");
+      return pinned
+        ? { version: `${python3}, jupyter_server ${found.jupyter_server}`, where: venv }
+        : undefined;
+    },
+    install({ home, log }) {
+      const { python, venv } = homeLayout(home);
+      if (!executable(python)) {
+        if (!output("python3", ["--version"])) return "no python3 on PATH: install Python 3.9 or newer";
+        log(`python3 -m venv ${venv}`);
+        const made = spawnSync("python3", ["-m", "venv", venv], { stdio: ["ignore", "inherit", "inherit"] });
+        if (made.status !== 0) return `python3 -m venv failed (exit ${made.status ?? made.signal})`;
+      }
+      const pins = Object.entries(PYTHON_PACKAGES).map(([name, version]) => `${name}==${version}`);
+      log(`pip install ${pins.join(" ")}`);
+      const r = spawnSync(python, ["-m", "pip", "install", "-q", ...pins, ...PYTHON_BUILD_TOOLS], {
+        stdio: ["ignore", "inherit", "inherit"],
+      });
+      return r.status === 0 ? undefined : `pip install failed (exit ${r.status ?? r.signal})`;
+    },
+  },
+  {
+    id: "gopls",
+    what: `gopls ${GOPLS_VERSION}`,
+    serves: "lsp for Go",
+    check: goCheck("gopls", GOPLS_VERSION),
+    install: goInstall("gopls", "golang.org/x/tools/gopls", GOPLS_VERSION),
+  },
+  {
+    id: "delve",
+    what: `delve ${DELVE_VERSION}`,
+    serves: "debug for Go",
+    check: goCheck("dlv", DELVE_VERSION),
+    install: goInstall("dlv", "github.com/go-delve/delve/cmd/dlv", DELVE_VERSION),
+  },
+  {
+    id: "rust-analyzer",
+    what: "rust-analyzer (a component of the machine's Rust toolchain)",
+    serves: "lsp for Rust",
+    check() {
+      const where = onPath("rust-analyzer");
+      const text = where ? output(where, ["--version"]) : undefined;
+      return where && text ? { version: firstLine(text), where } : undefined;
+    },
+    install({ log }) {
+      if (!output("rustup", ["--version"]))
+        return "no rustup on PATH: install Rust with rustup, then run again";
+      log("rustup component add rust-analyzer");
+      const r = spawnSync("rustup", ["component", "add", "rust-analyzer"], {
+        stdio: ["ignore", "inherit", "inherit"],
+      });
+      return r.status === 0 ? undefined : `rustup component add rust-analyzer failed (exit ${r.status})`;
+    },
+  },
+  {
+    id: "clangd",
+    what: "clangd (the system's)",
+    serves: "lsp for C and C++",
+    check() {
+      const where = onPath("clangd", true);
+      const text = where ? output(where, ["--version"]) : undefined;
+      return where && text ? { version: firstLine(text), where } : undefined;
+    },
+    install: aptInstall(["clangd"]),
+  },
+  {
+    id: "lldb",
+    what: "lldb's debug adapter (lldb-dap or lldb-vscode, the system's)",
+    serves: "debug for C, C++ and Rust",
+    check() {
+      for (const name of LLDB_ADAPTERS) {
+        const where = onPath(name, true);
+        if (where) return { version: path.basename(where), where };
+      }
+      return undefined;
+    },
+    install: aptInstall(["lldb-16"]),
+  },
+];
+
+/** @param {string} id */
+export function componentById(id) {
+  return COMPONENTS.find((c) => c.id === id);
+}
+
+/**
+ * The one command that installs a managed component, for every message that says it is missing.
+ * @param {string} id
+ */
+export function setupCommand(id) {
+  return `npx runbound setup --only ${id}`;
+}

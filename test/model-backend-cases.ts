@@ -1,0 +1,80 @@
+/**
+ * The model backend and aiSdkTools against one AI SDK major, with that SDK's own mock model: shared by the files
+ * that run them on AI SDK 6 (what `ai` resolves to here) and on AI SDK 5 (`ai` mocked to the real `ai@5`).
+ */
+import { expect, it } from "vitest";
+import { aiSdkTools, createRun, modelBackend } from "../src/index.js";
+import { call, track, workdirWith } from "./helpers.js";
+
+/** One model turn: either tool calls or a final text. */
+export type Turn = { call: { id: string; tool: string; input: Record<string, unknown> } } | { text: string };
+
+/** A mock model of the SDK under test that plays `turns`, each chosen from the prompt it was sent. */
+export type ScriptedModel = (turns: ((prompt: string) => Turn)[]) => {
+  readonly specificationVersion: string;
+  readonly provider: string;
+  readonly modelId: string;
+};
+
+const PLOT = `import matplotlib.pyplot as plt
+plt.plot([1, 2, 3], [1, 4, 9])
+plt.show()`;
+
+export function modelBackendCases(sdk: string, scripted: ScriptedModel, generate: GenerateText): void {
+  it(`a worker on ${sdk}'s mock model reads a file through the run and answers from it`, async () => {
+    const model = scripted([
+      () => ({ call: { id: "c1", tool: "read", input: { path: "a.txt" } } }),
+      (prompt) => ({ text: prompt.includes("alpha") ? "a.txt says alpha" : "did not see the file" }),
+    ]);
+    const workdir = await workdirWith({ "a.txt": "alpha\n" });
+    const run = track(
+      await createRun({ workdir, lsp: false, approver: "always", vibe: { fast: modelBackend(model) } }),
+    );
+    const plan = await run.link({ surface: "plan" });
+    await call(plan, "vibe_spawn", { brief: "What does a.txt say?", label: "reader" });
+    const waited = await call(plan, "vibe_wait", { worker_id: "w1", timeout_seconds: 30 });
+    expect(waited.structuredContent).toMatchObject({
+      worker: { status: "done", result: "a.txt says alpha" },
+    });
+  });
+
+  it(`on ${sdk}, a matplotlib plot from eval reaches the model as an image part, its text as text`, async () => {
+    let seen = "";
+    const model = scripted([
+      () => ({
+        call: {
+          id: "c1",
+          tool: "eval",
+          input: { code: PLOT, description: "draw a small line plot of squares" },
+        },
+      }),
+      (prompt) => {
+        seen = prompt;
+        return { text: "done" };
+      },
+    ]);
+    const workdir = await workdirWith();
+    const run = track(await createRun({ workdir, lsp: false, approver: "always" }));
+    const client = await run.link({ surface: "full" });
+    await generate({ model, tools: await aiSdkTools(client), prompt: "plot it" });
+    const prompt = JSON.parse(seen) as { role: string; content: { type: string; output?: unknown }[] }[];
+    const result = prompt.flatMap((m) => m.content).find((part) => part.type === "tool-result");
+    const output = result?.output as { type: string; value: { type: string; [k: string]: unknown }[] };
+    expect(output.type).toBe("content");
+    expect(output.value.map((part) => part.type)).toEqual([
+      "text",
+      sdk === "AI SDK 5" ? "media" : "image-data",
+    ]);
+    expect(output.value[0]).toMatchObject({ text: "(1 image below)" });
+    expect(output.value[1]).toMatchObject({ mediaType: "image/png" });
+    // The PNG itself, base64: its signature, not a placeholder.
+    expect(String(output.value[1]?.data)).toMatch(/^iVBORw0KGgo/);
+    expect(seen).not.toContain("[image]");
+  });
+}
+
+export type GenerateText = (options: {
+  model: ReturnType<ScriptedModel>;
+  tools: Awaited<ReturnType<typeof aiSdkTools>>;
+  prompt: string;
+}) => Promise<unknown>;
