@@ -48,6 +48,20 @@ describe("vibe workers", () => {
     );
   });
 
+  it("a worker's whole output is its result, even when the process exits before its pipe is read", async () => {
+    // 60,000 bytes: most of it still in the pipe when the process exits (its buffer holds 64 KiB).
+    const big = commandBackend("sh", ["-c", "cat > /dev/null; head -c 60000 /dev/zero | tr '\\0' a"]);
+    const workdir = await workdirWith();
+    const run = track(await createRun({ workdir, lsp: false, vibe: { fast: big, maxWorkers: 8 } }));
+    const client = await run.link({ surface: "plan" });
+    for (let i = 1; i <= 8; i++) await call(client, "vibe_spawn", { brief: "print", label: `p${i}` });
+    for (let i = 1; i <= 8; i++) {
+      const waited = await call(client, "vibe_wait", { worker_id: `w${i}`, timeout_seconds: 30 });
+      const worker = (waited.structuredContent as { worker: { result?: string } }).worker;
+      expect(worker.result?.length, `w${i}`).toBe(60_000);
+    }
+  });
+
   it("wait has a hard deadline; kill stops the worker's whole process tree", async () => {
     const { vibe, run } = await vibeRun();
     await vibe("vibe_spawn", { brief: "think hard", label: "slow one", tier: "good" });

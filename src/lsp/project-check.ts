@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { resolveBinary } from "../proc/binaries.js";
-import type { ProcessTracker } from "../proc/tracker.js";
+import { exitedAndDrained, type ProcessTracker } from "../proc/tracker.js";
 import { npmBin, tsgoBinary } from "../setup/npm.js";
 import type { ServerSpec } from "./catalog.js";
 import type { DiagnosticRow } from "./service.js";
@@ -202,7 +202,7 @@ export async function runCheck(
   const onAbort = () => void processes.kill(proc.pid, 500);
   signal.addEventListener("abort", onAbort, { once: true });
   try {
-    await proc.exited;
+    await exitedAndDrained(proc);
   } finally {
     clearTimeout(timer);
     signal.removeEventListener("abort", onAbort);

