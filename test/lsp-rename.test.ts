@@ -158,6 +158,14 @@ describe("lsp_rename applies a WorkspaceEdit all or nothing (scripted server)", 
     );
     expect(await treeOf(workdir)).toEqual(files);
   });
+
+  it("a snippet edit (LSP 3.18, never asked for) is refused whole", async () => {
+    const { rename, workdir, files } = await fake("rename-snippet");
+    expect(textOf(await rename())).toBe(
+      "lsp_rename: the server sent a snippet edit for a.fake, which runbound does not ask for and cannot apply as text; nothing was changed.",
+    );
+    expect(await treeOf(workdir)).toEqual(files);
+  });
 });
 
 describe("identifierProblem: what a rename may name a symbol", () => {

@@ -245,6 +245,18 @@ describe.each(NODES)("the installed package on $label", ({ node }) => {
     6 * MINUTES,
   );
 
+  it("npx runbound console takes calls typed at it, from the installed package", () => {
+    const typed = spawnSync("npx", ["runbound", "console", "--workdir", "."], {
+      cwd: project,
+      env,
+      input: "read path=app.py\nexit\n",
+      encoding: "utf8",
+      timeout: 2 * MINUTES,
+    });
+    expect(typed.status, typed.stderr).toBe(0);
+    expect(typed.stdout).toMatch(/ {2}1\tdef greet\(name\):/);
+  });
+
   it("a consumer's tsc type-checks the public API with nodenext and bundler resolution", async () => {
     const tsc = path.join(project, "node_modules", "typescript", "bin", "tsc");
     for (const config of ["types/tsconfig.nodenext.json", "types/tsconfig.bundler.json"])

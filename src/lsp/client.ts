@@ -12,7 +12,7 @@ import {
   ResponseError,
   StreamMessageReader,
   StreamMessageWriter,
-} from "vscode-jsonrpc/node.js";
+} from "vscode-jsonrpc/node";
 import type {
   Diagnostic,
   InitializeResult,

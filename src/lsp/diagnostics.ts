@@ -199,13 +199,18 @@ export function sortDiagnostics(items: Diagnostic[]): Diagnostic[] {
  * used" came three times from rust-analyzer, one per method): at most `limit` lines, and how many diagnostics they
  * cover. The order is the items' (the first occurrence places a group).
  */
+/** A diagnostic's message as text: LSP 3.18 lets it be markup (sent only to clients that ask; runbound does not). */
+export function messageText(d: Diagnostic): string {
+  return typeof d.message === "string" ? d.message : d.message.value;
+}
+
 export function groupedDiagnosticLines(
   items: readonly { rel: string; d: Diagnostic }[],
   limit: number,
 ): { lines: string[]; covered: number } {
   const groups = new Map<string, { rel: string; d: Diagnostic; lines: number[] }>();
   for (const { rel, d } of items) {
-    const key = JSON.stringify([rel, severityName(d), d.source, d.code, d.message.split("\n")[0]]);
+    const key = JSON.stringify([rel, severityName(d), d.source, d.code, messageText(d).split("\n")[0]]);
     const group = groups.get(key);
     if (group) group.lines.push(d.range.start.line + 1);
     else groups.set(key, { rel, d, lines: [d.range.start.line + 1] });
@@ -224,6 +229,6 @@ export function formatDiagnostic(rel: string, d: Diagnostic, lines = [d.range.st
       : d.source
         ? ` [${d.source}]`
         : "";
-  const message = d.message.split("\n")[0] ?? "";
+  const message = messageText(d).split("\n")[0] ?? "";
   return `${rel}:${lines.join(", ")} ${severityName(d)}: ${message}${code}`;
 }

@@ -4,6 +4,7 @@
  * when it is new or its count rose; a key that disappears is dropped, so it is reported again if it returns.
  */
 import type { Diagnostic } from "vscode-languageserver-protocol";
+import { messageText } from "./diagnostics.js";
 
 export interface JournalDelta {
   /** The diagnostics to report: for each key whose count rose, that many of its occurrences. */
@@ -14,7 +15,7 @@ export interface JournalDelta {
 
 // Only the message's first line: servers append notes with positions below it ("a.c:29:9: note: …").
 const keyOf = (d: Diagnostic) =>
-  `${d.severity ?? 1}\u0000${d.code ?? ""}\u0000${d.message.split("\n")[0]?.trim()}`;
+  `${d.severity ?? 1}\u0000${d.code ?? ""}\u0000${messageText(d).split("\n")[0]?.trim()}`;
 
 export class DiagnosticsJournal {
   readonly #files = new Map<string, Map<string, number>>();

@@ -29,6 +29,7 @@ import {
   diagnosticsOf,
   type FileDiagnostics,
   groupedDiagnosticLines,
+  messageText,
   sortDiagnostics,
   uriPath,
 } from "./diagnostics.js";
@@ -812,7 +813,7 @@ export function diagnosticRow(rel: string, d: Diagnostic): DiagnosticRow {
     severity: ["", "error", "warning", "info", "hint"][d.severity ?? 1] ?? "error",
     ...(d.code !== undefined ? { code: String(d.code) } : {}),
     ...(d.source ? { source: d.source } : {}),
-    message: d.message,
+    message: messageText(d),
   };
 }
 

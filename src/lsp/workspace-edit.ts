@@ -14,6 +14,20 @@ import type {
   TextEdit,
   WorkspaceEdit,
 } from "vscode-languageserver-protocol";
+
+/**
+ * A document's edits as plain text edits. LSP 3.18's snippet edits (tab stops, placeholders) are sent only to
+ * clients that announce `snippetEditSupport`, which runbound does not: one would be a server's fault.
+ */
+function plainEdits(op: TextDocumentEdit, rel: string, tool: string): TextEdit[] {
+  return op.edits.map((edit) => {
+    if ("newText" in edit) return edit;
+    throw new ToolError(
+      `${tool}: the server sent a snippet edit for ${rel}, which runbound does not ask for and cannot apply as text; nothing was changed.`,
+    );
+  });
+}
+
 import { ToolError } from "../errors.js";
 import { commitChanges } from "../files/commit.js";
 import { type ConfinedPath, confine } from "../files/paths.js";
@@ -86,7 +100,13 @@ export async function applyWorkspaceEdit(
           `${tool}: ${state.target.rel} changed since the server read it; nothing was changed. Try again.`,
         );
       }
-      state.content = applyTextEdits(state.target.rel, state.content, op.edits, encoding, tool);
+      state.content = applyTextEdits(
+        state.target.rel,
+        state.content,
+        plainEdits(op, state.target.rel, tool),
+        encoding,
+        tool,
+      );
       state.edits += op.edits.length;
     } else if (op.kind === "create") {
       const state = await load(op.uri);
