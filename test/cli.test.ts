@@ -1,10 +1,10 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseArguments } from "../src/cli/console.js";
 import { runTour } from "../src/cli/tour.js";
-import { workdirWith } from "./helpers.js";
+import { node24, workdirWith } from "./helpers.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 
@@ -141,6 +141,37 @@ describe("runbound console --worker", () => {
     );
     expect(out).toContain('Started w1 "greeter" (fast).');
     expect(out).toContain("hello / alpha");
+  });
+});
+
+describe("runbound console, piped input", () => {
+  it("reads every line queued before the input ended, on this Node and on Node 24", () => {
+    // The input ends before the first read, as a pipe into the console often does while the run is being created:
+    // Node 24 throws on a prompt after that (ERR_USE_AFTER_CLOSE), and the console exited with its lines unread.
+    const script = `
+      import { PassThrough } from "node:stream";
+      import { setTimeout as delay } from "node:timers/promises";
+      import { LineReader } from ${JSON.stringify(path.join(ROOT, "src/questions/lines.ts"))};
+      const input = new PassThrough();
+      const reader = new LineReader(input, new PassThrough());
+      input.end("read path=a.txt\\nexit\\n");
+      await delay(50);
+      const lines = [await reader.read("> "), await reader.read("> ")];
+      const after = await reader.read("> ").catch((error) => error.message);
+      console.log(JSON.stringify([...lines, after]));`;
+    for (const node of [process.execPath, node24()]) {
+      const ran = spawnSync(node, ["--import", "tsx/esm", "--input-type=module", "-e", script], {
+        cwd: ROOT,
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      expect(ran.stderr, node).toBe("");
+      expect(JSON.parse(ran.stdout), node).toEqual([
+        "read path=a.txt",
+        "exit",
+        "the terminal input closed before an answer",
+      ]);
+    }
   });
 });
 

