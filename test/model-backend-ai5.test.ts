@@ -9,7 +9,7 @@ import { MockLanguageModelV2 } from "ai-v5/test";
 import { describe, expect, it, vi } from "vitest";
 import { createRun, modelBackend } from "../src/index.js";
 import { call, track, workdirWith } from "./helpers.js";
-import { modelBackendCases, type ScriptedModel } from "./model-backend-cases.js";
+import { modelBackendCases, type ScriptedModel, turnContent } from "./model-backend-cases.js";
 
 vi.mock("ai", async () => await import("ai-v5"));
 
@@ -19,22 +19,10 @@ const scripted: ScriptedModel = (turns) => {
   let turn = 0;
   return new MockLanguageModelV2({
     doGenerate: async (options) => {
-      const next = turns[turn++]?.(JSON.stringify(options.prompt)) ?? { text: "(script ended)" };
-      if ("call" in next)
-        return {
-          content: [
-            {
-              type: "tool-call",
-              toolCallId: next.call.id,
-              toolName: next.call.tool,
-              input: JSON.stringify(next.call.input),
-            },
-          ],
-          finishReason: "tool-calls",
-          usage,
-          warnings: [],
-        };
-      return { content: [{ type: "text", text: next.text }], finishReason: "stop", usage, warnings: [] };
+      const tools = (options.tools ?? []).map((t) => t.name).sort();
+      const next = turns[turn++]?.(JSON.stringify(options.prompt), tools) ?? { text: "(script ended)" };
+      const finishReason = "call" in next ? ("tool-calls" as const) : ("stop" as const);
+      return { content: turnContent(next), finishReason, usage, warnings: [] };
     },
   });
 };

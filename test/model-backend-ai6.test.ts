@@ -2,7 +2,7 @@
 import { generateText, stepCountIs } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe } from "vitest";
-import { modelBackendCases, type ScriptedModel } from "./model-backend-cases.js";
+import { modelBackendCases, type ScriptedModel, turnContent } from "./model-backend-cases.js";
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
@@ -13,27 +13,13 @@ const scripted: ScriptedModel = (turns) => {
   let turn = 0;
   return new MockLanguageModelV3({
     doGenerate: async (options) => {
-      const next = turns[turn++]?.(JSON.stringify(options.prompt)) ?? { text: "(script ended)" };
-      if ("call" in next)
-        return {
-          content: [
-            {
-              type: "tool-call",
-              toolCallId: next.call.id,
-              toolName: next.call.tool,
-              input: JSON.stringify(next.call.input),
-            },
-          ],
-          finishReason: { unified: "tool-calls", raw: undefined },
-          usage,
-          warnings: [],
-        };
-      return {
-        content: [{ type: "text", text: next.text }],
-        finishReason: { unified: "stop", raw: undefined },
-        usage,
-        warnings: [],
-      };
+      const tools = (options.tools ?? []).map((t) => t.name).sort();
+      const next = turns[turn++]?.(JSON.stringify(options.prompt), tools) ?? { text: "(script ended)" };
+      const finishReason =
+        "call" in next
+          ? ({ unified: "tool-calls", raw: undefined } as const)
+          : ({ unified: "stop", raw: undefined } as const);
+      return { content: turnContent(next), finishReason, usage, warnings: [] };
     },
   });
 };

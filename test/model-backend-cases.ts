@@ -2,28 +2,41 @@
  * The model backend and aiSdkTools against one AI SDK major, with that SDK's own mock model: shared by the files
  * that run them on AI SDK 6 (what `ai` resolves to here) and on AI SDK 5 (`ai` mocked to the real `ai@5`).
  */
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { expect, it } from "vitest";
 import { aiSdkTools, createRun, modelBackend } from "../src/index.js";
 import { call, track, workdirWith } from "./helpers.js";
 
-/** One model turn: either tool calls or a final text. */
+/** One model turn: a tool call or a final text. */
 export type Turn = { call: { id: string; tool: string; input: Record<string, unknown> } } | { text: string };
 
-/** A mock model of the SDK under test that plays `turns`, each chosen from the prompt it was sent. */
-export type ScriptedModel = (turns: ((prompt: string) => Turn)[]) => {
+/** A mock model of the SDK under test that plays `turns`, each chosen from the prompt and the tools it was sent. */
+export type ScriptedModel = (turns: ((prompt: string, tools: string[]) => Turn)[]) => {
   readonly specificationVersion: string;
   readonly provider: string;
   readonly modelId: string;
 };
+
+/** A turn's content, in the shape spec v2 and v3 share. */
+export function turnContent(turn: Turn) {
+  if ("text" in turn) return [{ type: "text" as const, text: turn.text }];
+  const { id, tool, input } = turn.call;
+  return [{ type: "tool-call" as const, toolCallId: id, toolName: tool, input: JSON.stringify(input) }];
+}
 
 const PLOT = `import matplotlib.pyplot as plt
 plt.plot([1, 2, 3], [1, 4, 9])
 plt.show()`;
 
 export function modelBackendCases(sdk: string, scripted: ScriptedModel, generate: GenerateText): void {
-  it(`a worker on ${sdk}'s mock model reads a file through the run and answers from it`, async () => {
+  it(`a worker on ${sdk}'s mock model reads through the run, offered no more than its plan surface`, async () => {
+    const offered: string[][] = [];
     const model = scripted([
-      () => ({ call: { id: "c1", tool: "read", input: { path: "a.txt" } } }),
+      (_, tools) => {
+        offered.push(tools);
+        return { call: { id: "c1", tool: "read", input: { path: "a.txt" } } };
+      },
       (prompt) => ({ text: prompt.includes("alpha") ? "a.txt says alpha" : "did not see the file" }),
     ]);
     const workdir = await workdirWith({ "a.txt": "alpha\n" });
@@ -36,6 +49,34 @@ export function modelBackendCases(sdk: string, scripted: ScriptedModel, generate
     expect(waited.structuredContent).toMatchObject({
       worker: { status: "done", result: "a.txt says alpha" },
     });
+    expect(offered[0]).toContain("read");
+    expect(offered[0]).not.toContain("write");
+  });
+
+  it(`on ${sdk}, a worker's write passes the run's approver, which sees it as the worker's call`, async () => {
+    const model = scripted([
+      () => ({ call: { id: "c1", tool: "write", input: { path: "out.txt", content: "done\n" } } }),
+      () => ({ text: "wrote it" }),
+    ]);
+    const asked: string[] = [];
+    const workdir = await workdirWith();
+    const run = track(
+      await createRun({
+        workdir,
+        lsp: false,
+        approver: async (request) => {
+          asked.push(`${request.tool} by ${request.caller} on ${request.surface}`);
+          return { allow: true };
+        },
+        vibe: { fast: modelBackend(model) },
+      }),
+    );
+    const full = await run.link({ surface: "full" });
+    await call(full, "vibe_spawn", { brief: "write out.txt", label: "writer" });
+    const waited = await call(full, "vibe_wait", { worker_id: "w1", timeout_seconds: 30 });
+    expect(waited.structuredContent).toMatchObject({ worker: { status: "done", result: "wrote it" } });
+    expect(asked).toEqual(["write by worker on full"]);
+    expect(await readFile(path.join(workdir, "out.txt"), "utf8")).toBe("done\n");
   });
 
   it(`on ${sdk}, a matplotlib plot from eval reaches the model as an image part, its text as text`, async () => {

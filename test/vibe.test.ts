@@ -1,10 +1,10 @@
-/** vibe_* with a real command backend (small shell programs given the brief on stdin) and the model backend. */
+/**
+ * vibe_* with a real command backend (small shell programs given the brief on stdin). The model backend on each AI
+ * SDK major: model-backend-ai5/ai6.test.ts.
+ */
 
-import { readFile } from "node:fs/promises";
-import path from "node:path";
-import { MockLanguageModelV2 } from "ai-v5/test";
 import { describe, expect, it } from "vitest";
-import { commandBackend, createRun, modelBackend } from "../src/index.js";
+import { commandBackend, createRun } from "../src/index.js";
 import { descendantsOf, isAlive } from "../src/proc/tree.js";
 import { call, textOf, track, workdirWith } from "./helpers.js";
 
@@ -104,90 +104,6 @@ describe("vibe workers", () => {
     expect(textOf(await vibe("vibe_wait", { worker_id: "w9" }))).toBe(
       'There is no worker "w9". Workers of this run: w1, w2.',
     );
-  });
-
-  it("the model backend: an AI SDK loop whose tools are the run's, never more than the spawning surface", async () => {
-    const offered: string[][] = [];
-    let turn = 0;
-    const model = new MockLanguageModelV2({
-      doGenerate: async (options) => {
-        offered.push((options.tools ?? []).map((t) => t.name).sort());
-        turn++;
-        const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
-        if (turn === 1) {
-          return {
-            content: [
-              {
-                type: "tool-call",
-                toolCallId: "c1",
-                toolName: "read",
-                input: JSON.stringify({ path: "a.txt" }),
-              },
-            ],
-            finishReason: "tool-calls",
-            usage,
-            warnings: [],
-          };
-        }
-        const sawFile = JSON.stringify(options.prompt).includes("alpha");
-        return {
-          content: [{ type: "text", text: sawFile ? "a.txt says alpha" : "did not see the file" }],
-          finishReason: "stop",
-          usage,
-          warnings: [],
-        };
-      },
-    });
-    const workdir = await workdirWith({ "a.txt": "alpha\n" });
-    const run = track(
-      await createRun({ workdir, lsp: false, approver: "always", vibe: { fast: modelBackend(model) } }),
-    );
-    const plan = await run.link({ surface: "plan" });
-    await call(plan, "vibe_spawn", { brief: "What does a.txt say?", label: "reader" });
-    const waited = await call(plan, "vibe_wait", { worker_id: "w1", timeout_seconds: 30 });
-    expect(waited.structuredContent).toMatchObject({
-      worker: { status: "done", result: "a.txt says alpha" },
-    });
-    expect(offered[0]).toContain("read");
-    expect(offered[0]).not.toContain("write");
-  });
-
-  it("a worker's write passes the run's approver, which sees it as the worker's call", async () => {
-    let turn = 0;
-    const model = new MockLanguageModelV2({
-      doGenerate: async () => {
-        const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
-        if (turn++ === 0) {
-          const input = JSON.stringify({ path: "out.txt", content: "done\n" });
-          return {
-            content: [{ type: "tool-call", toolCallId: "c1", toolName: "write", input }],
-            finishReason: "tool-calls",
-            usage,
-            warnings: [],
-          };
-        }
-        return { content: [{ type: "text", text: "wrote it" }], finishReason: "stop", usage, warnings: [] };
-      },
-    });
-    const asked: string[] = [];
-    const workdir = await workdirWith();
-    const run = track(
-      await createRun({
-        workdir,
-        lsp: false,
-        approver: async (request) => {
-          asked.push(`${request.tool} by ${request.caller} on ${request.surface}`);
-          return { allow: true };
-        },
-        vibe: { fast: modelBackend(model) },
-      }),
-    );
-    const full = await run.link({ surface: "full" });
-    await call(full, "vibe_spawn", { brief: "write out.txt", label: "writer" });
-    const waited = await call(full, "vibe_wait", { worker_id: "w1", timeout_seconds: 30 });
-    expect(waited.structuredContent).toMatchObject({ worker: { status: "done", result: "wrote it" } });
-    expect(asked).toEqual(["write by worker on full"]);
-    expect(await readFile(path.join(workdir, "out.txt"), "utf8")).toBe("done\n");
   });
 
   it("workers die with the run: nothing is left running", async () => {
