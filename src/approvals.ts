@@ -5,6 +5,7 @@
  */
 
 import type { QuestionDesk } from "./questions/desk.js";
+import { visibleLine } from "./questions/visible.js";
 import type { Caller } from "./registry.js";
 import type { Surface, Tier } from "./surfaces.js";
 
@@ -14,8 +15,13 @@ export interface ApprovalRequest {
   readonly tier: Tier;
   readonly surface: Surface;
   readonly caller: Caller;
-  /** One line: what the call would do ("write src/app.ts (12 lines)"). */
+  /**
+   * One line: what the call would do ("write src/app.ts (12 lines)"; eval: the language and the code, clipped with
+   * a count). Characters that could hide or rewrite text (controls, bidi, zero-width) are shown as `\u{…}`.
+   */
   readonly summary: string;
+  /** The call's arguments as the tool will run them (checked against its schema). */
+  readonly arguments: Readonly<Record<string, unknown>>;
 }
 
 export type ApprovalDecision =
@@ -43,7 +49,7 @@ export function cardApprover(desk: QuestionDesk): Approver {
       {
         kind: "permission",
         question: `Allow ${request.tool} to ${request.summary}?`,
-        context: `${request.title} is a ${request.tier}-tier tool, called by the ${request.caller} on the ${request.surface} surface.`,
+        context: `${request.title} is ${request.tier === "exec" ? "an" : "a"} ${request.tier}-tier tool, called by the ${request.caller} on the ${request.surface} surface.`,
         options: [
           { label: "Allow once" },
           { label: `Allow ${request.tool} for the rest of this run` },
@@ -107,8 +113,27 @@ export class ApprovalGate {
           '(the harness must pass `approver` or `questions` to createRun, or approver: "always" for trusted automation)',
       };
     }
-    const decision = await this.#approver(request, signal);
-    if (decision.allow && decision.scope === "run") this.#allowedForRun.add(request.tool);
-    return decision;
+    const decision: unknown = await this.#approver(request, signal);
+    return this.#decided(request.tool, decision);
+  }
+
+  /** Only `allow: true` allows (`"no"`, `1` or a missing field deny); a denial always reads as a reason. */
+  #decided(tool: string, decision: unknown): ApprovalDecision {
+    const fields = (typeof decision === "object" && decision !== null ? decision : {}) as {
+      allow?: unknown;
+      scope?: unknown;
+      reason?: unknown;
+    };
+    if (fields.allow === true) {
+      if (fields.scope === "run") this.#allowedForRun.add(tool);
+      return fields.scope === "run" ? { allow: true, scope: "run" } : { allow: true };
+    }
+    const reason = typeof fields.reason === "string" ? fields.reason.trim() : "";
+    if (fields.allow !== false)
+      return {
+        allow: false,
+        reason: `the approver's answer was not an approval (only \`allow: true\` approves; it gave ${JSON.stringify(decision)?.slice(0, 120) ?? String(decision)})`,
+      };
+    return { allow: false, reason: reason ? visibleLine(reason) : "the approver denied it without giving a reason" };
   }
 }

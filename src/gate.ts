@@ -8,6 +8,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import type { JsonSchemaType, JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { z } from "zod";
 import type { ApprovalGate } from "./approvals.js";
+import { visibleLine } from "./questions/visible.js";
 import { errorMessage, ToolError } from "./errors.js";
 import type { Lanes } from "./lanes.js";
 import type {
@@ -64,7 +65,8 @@ export function createDispatcher(deps: GateDeps): Dispatch {
             tier: spec.tier,
             surface: request.surface,
             caller: request.caller,
-            summary: spec.describeCall?.(args) ?? `run ${spec.name} with ${compactJson(args)}`,
+            summary: visibleLine(spec.describeCall?.(args) ?? `run ${spec.name} with ${compactJson(args)}`),
+            arguments: args,
           },
           signal,
         );

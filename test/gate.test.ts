@@ -2,7 +2,15 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type ApprovalRequest, createRun, defineTool, ProgrammaticQuestionPort } from "../src/index.js";
+import {
+  type ApprovalRequest,
+  type Approver,
+  createRun,
+  defineTool,
+  ProgrammaticQuestionPort,
+  type QuestionCard,
+  renderCard,
+} from "../src/index.js";
 import { call, textOf, track, treeOf, workdirWith } from "./helpers.js";
 
 const writeArgs = { path: "new.txt", content: "hello\n" };
@@ -52,9 +60,87 @@ describe("the approval gate on the full surface", () => {
         surface: "full",
         caller: "model",
         summary: "write new.txt (1 line)",
+        arguments: writeArgs,
       },
     ]);
     expect(await treeOf(workdir)).toEqual({});
+  });
+
+  it("an eval approval carries the code itself, clipped with a count, and the call's arguments", async () => {
+    const workdir = await workdirWith();
+    const seen: ApprovalRequest[] = [];
+    const run = track(
+      await createRun({
+        workdir,
+        approver: async (request) => {
+          seen.push(request);
+          return { allow: false, reason: "not now" };
+        },
+      }),
+    );
+    const code = `import os\nprint(os.environ["OPENAI_API_KEY"])\n${"x = 1\n".repeat(100)}`;
+    const args = { code, description: "print a few harmless numbers for you" };
+    await call(await run.link({ surface: "full" }), "eval", args);
+    expect(seen[0]?.arguments).toEqual(args);
+    expect(seen[0]?.summary).toMatch(
+      /^run python code \(102 lines\): import os ⏎ print\(os\.environ\["OPENAI_API_KEY"\]\) ⏎ x = 1 ⏎ .*… \(\+[\d,]+ characters\) — described as "print a few harmless numbers for you"$/,
+    );
+  });
+
+  it("only allow: true allows; a denial without a reason still reads as a sentence", async () => {
+    for (const answer of [{ allow: "no" }, { allow: 1 }, {}, null, "yes"]) {
+      const workdir = await workdirWith();
+      const approver = (async () => answer) as unknown as Approver;
+      const run = track(await createRun({ workdir, approver }));
+      const result = await call(await run.link({ surface: "full" }), "write", writeArgs);
+      expect(textOf(result), JSON.stringify(answer)).toMatch(
+        /^Not done: write needs approval on the full surface, and the approver's answer was not an approval \(only `allow: true` approves; it gave .*\)\. Do not retry the same call\.$/,
+      );
+      expect(await treeOf(workdir)).toEqual({});
+    }
+    const workdir = await workdirWith();
+    const run = track(
+      await createRun({ workdir, approver: (async () => ({ allow: false })) as unknown as Approver }),
+    );
+    expect(textOf(await call(await run.link({ surface: "full" }), "write", writeArgs))).toBe(
+      "Not done: write needs approval on the full surface, and the approver denied it without giving a reason. Do not retry the same call.",
+    );
+  });
+
+  it("controls, bidi and zero-width characters in what a person is shown are escaped visibly", async () => {
+    const workdir = await workdirWith();
+    const port = new ProgrammaticQuestionPort();
+    const cards: QuestionCard[] = [];
+    port.onQuestion((q) => {
+      cards.push(q.card);
+      q.answer({ choices: [3] });
+    });
+    const seen: string[] = [];
+    const run = track(
+      await createRun({
+        workdir,
+        conversationId: "c",
+        questions: port,
+        approver: async (request) => {
+          seen.push(request.summary);
+          return { allow: false, reason: "no" };
+        },
+      }),
+    );
+    const client = await run.link({ surface: "full" });
+    // An ANSI "erase line" and a carriage return would show only "src/app.ts" on a terminal.
+    await call(client, "write", { path: "evil.sh\u001b[2K\rsrc/app.ts", content: "x" });
+    expect(seen[0]).toBe("write evil.sh\\u{1B}[2K\\u{D}src/app.ts (1 line)");
+    await call(client, "ask_user", {
+      question: "Delete \u202Egpj.exe\u202C?\nReally?",
+      options: [{ label: "ye\u200Bs", description: "tab\there" }, { label: "no" }],
+    });
+    expect(cards[0]?.question).toBe("Delete \\u{202E}gpj.exe\\u{202C}?\nReally?");
+    expect(cards[0]?.options).toEqual([
+      { label: "ye\\u{200B}s", description: "tab\\u{9}here" },
+      { label: "no" },
+    ]);
+    expect(renderCard(cards[0]!)).not.toMatch(/[\u001b\u202E\u200B]/);
   });
 
   it("read-tier calls never ask", async () => {

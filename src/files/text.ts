@@ -46,3 +46,13 @@ export function lineOfOffset(text: string, offset: number): number {
 export function plural(n: number, word: string, many = `${word}s`): string {
   return `${n} ${n === 1 ? word : many}`;
 }
+
+/**
+ * A text of several lines as one line for a person to read: lines joined by " ⏎ ", cut after `max` characters
+ * with how much was left out.
+ */
+export function oneLine(text: string, max: number): string {
+  const joined = splitLines(text.replace(/\n+$/, "")).join(" ⏎ ");
+  if (joined.length <= max) return joined;
+  return `${joined.slice(0, max)}… (+${(joined.length - max).toLocaleString("en-US")} characters)`;
+}

@@ -2,6 +2,7 @@
  * The run's side of asking a person: a port, the target space its cards appear in, and a deadline. The desk
  * turns every way a question can end into an outcome — it never invents an answer.
  */
+import { visibleLine, visibleText } from "./visible.js";
 import { errorMessage } from "../errors.js";
 import { deadline } from "../signals.js";
 import { type CardInput, checkReply, type QuestionOutcome, type QuestionPort } from "./card.js";
@@ -36,8 +37,15 @@ export class QuestionDesk {
     if (!this.port.isConnected())
       return { kind: "unavailable", reason: "no person is connected to the question port" };
     this.#asked[input.kind] += 1;
+    // A model (or a repository's file names) wrote these texts: nothing in them may hide from the person.
     const card = {
       ...input,
+      question: visibleText(input.question),
+      ...(input.context !== undefined ? { context: visibleText(input.context) } : {}),
+      options: input.options.map((o) => ({
+        label: visibleLine(o.label),
+        ...(o.description !== undefined ? { description: visibleLine(o.description) } : {}),
+      })),
       id: `${input.kind === "question" ? "q" : "p"}${this.#asked[input.kind]}`,
       space: this.space,
     };

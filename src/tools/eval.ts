@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ToolError } from "../errors.js";
+import { oneLine, plural, splitLines } from "../files/text.js";
 import { defineTool } from "../registry.js";
 
 const PROGRESS_EVERY_MS = 5000;
@@ -30,7 +31,9 @@ export const evalTool = defineTool({
     error: z.object({ name: z.string(), value: z.string() }).optional(),
     dropped_bytes: z.number().int(),
   },
-  describeCall: (args) => `run a ${args.language ?? "python"} cell: ${args.description}`,
+  // The code itself, not only the model's own words about it: the person approves what will run.
+  describeCall: (args) =>
+    `run ${args.language ?? "python"} code (${plural(splitLines(args.code).length, "line")}): ${oneLine(args.code, 300)} — described as "${args.description}"`,
   async run(args, ctx) {
     const words = args.description.trim().split(/\s+/).filter(Boolean).length;
     if (words < 5 || words > 10) {
