@@ -134,6 +134,9 @@ export class ApprovalGate {
         allow: false,
         reason: `the approver's answer was not an approval (only \`allow: true\` approves; it gave ${JSON.stringify(decision)?.slice(0, 120) ?? String(decision)})`,
       };
-    return { allow: false, reason: reason ? visibleLine(reason) : "the approver denied it without giving a reason" };
+    return {
+      allow: false,
+      reason: reason ? visibleLine(reason) : "the approver denied it without giving a reason",
+    };
   }
 }

@@ -8,9 +8,9 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import type { JsonSchemaType, JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { z } from "zod";
 import type { ApprovalGate } from "./approvals.js";
-import { visibleLine } from "./questions/visible.js";
 import { errorMessage, ToolError } from "./errors.js";
 import type { Lanes } from "./lanes.js";
+import { visibleLine } from "./questions/visible.js";
 import type {
   AfterWriteHook,
   AnyToolSpec,

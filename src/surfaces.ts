@@ -6,6 +6,7 @@
 export const TIERS = ["read", "write", "exec"] as const;
 export type Tier = (typeof TIERS)[number];
 
+/** Most privileged first: a surface reaches the workers of its own and of the surfaces after it. */
 export const SURFACES = ["full", "plan", "readonly"] as const;
 export type Surface = (typeof SURFACES)[number];
 

@@ -6,11 +6,13 @@
 import { describe, expect, it } from "vitest";
 import { commandBackend, createRun } from "../src/index.js";
 import { descendantsOf, isAlive } from "../src/proc/tree.js";
-import { call, textOf, track, workdirWith } from "./helpers.js";
+import { call, textOf, track, treeOf, workdirWith } from "./helpers.js";
 
 // fast: answers at once with what it was asked; good: works "forever" (a child sleep keeps it busy).
-const fast = commandBackend("sh", ["-c", 'brief=$(cat); echo "did: $brief" | tr "\\n" " "']);
-const slow = commandBackend("sh", ["-c", "cat > /dev/null; echo started; sleep 300 & wait"]);
+// Programs that only read: declared to honour every surface, so the plan links below may spawn them.
+const everywhere = { surfaces: ["full", "plan", "readonly"] } as const;
+const fast = commandBackend("sh", ["-c", 'brief=$(cat); echo "did: $brief" | tr "\\n" " "'], everywhere);
+const slow = commandBackend("sh", ["-c", "cat > /dev/null; echo started; sleep 300 & wait"], everywhere);
 
 async function vibeRun(maxWorkers = 4) {
   const workdir = await workdirWith();
@@ -50,7 +52,11 @@ describe("vibe workers", () => {
 
   it("a worker's whole output is its result, even when the process exits before its pipe is read", async () => {
     // 60,000 bytes: most of it still in the pipe when the process exits (its buffer holds 64 KiB).
-    const big = commandBackend("sh", ["-c", "cat > /dev/null; head -c 60000 /dev/zero | tr '\\0' a"]);
+    const big = commandBackend(
+      "sh",
+      ["-c", "cat > /dev/null; head -c 60000 /dev/zero | tr '\\0' a"],
+      everywhere,
+    );
     const workdir = await workdirWith();
     const run = track(await createRun({ workdir, lsp: false, vibe: { fast: big, maxWorkers: 8 } }));
     const client = await run.link({ surface: "plan" });
@@ -60,6 +66,73 @@ describe("vibe workers", () => {
       const worker = (waited.structuredContent as { worker: { result?: string } }).worker;
       expect(worker.result?.length, `w${i}`).toBe(60_000);
     }
+  });
+
+  it("plan and readonly refuse a command backend not declared to honour them: nothing runs, nothing is written", async () => {
+    const hostile = commandBackend("sh", ["-c", "echo PWNED > f; cat /etc/hostname"]);
+    const workdir = await workdirWith();
+    const run = track(await createRun({ workdir, lsp: false, vibe: { fast: hostile } }));
+    for (const surface of ["plan", "readonly"] as const) {
+      const client = await run.link({ surface });
+      const result = await call(client, "vibe_spawn", { brief: "echo PWNED > f", label: "escape" });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toBe(
+        `vibe_spawn is refused on the ${surface} surface: the fast workers' backend (command (sh)) runs a program runbound cannot keep to ${surface}, and the harness did not declare that it honours ${surface}. Do the work with this surface's own tools, or ask for it to be done on a full surface.`,
+      );
+    }
+    expect(run.processes.running().filter((p) => p.label.startsWith("worker"))).toEqual([]);
+    expect(await treeOf(workdir)).toEqual({});
+  });
+
+  it("a declared backend learns its surface from RUNBOUND_SURFACE and {surface} in its arguments", async () => {
+    const told = commandBackend("sh", ["-c", 'cat > /dev/null; echo "$RUNBOUND_SURFACE $0"', "{surface}"], {
+      surfaces: ["plan"],
+    });
+    const workdir = await workdirWith();
+    const run = track(await createRun({ workdir, lsp: false, vibe: { fast: told } }));
+    const plan = await run.link({ surface: "plan" });
+    await call(plan, "vibe_spawn", { brief: "which surface?", label: "told" });
+    const waited = await call(plan, "vibe_wait", { worker_id: "w1", timeout_seconds: 30 });
+    expect(waited.structuredContent).toMatchObject({ worker: { status: "done", result: "plan plan" } });
+  });
+
+  it("a surface reaches only its own workers and lower ones: plan cannot see, send to, wait on or kill a full worker", async () => {
+    const workdir = await workdirWith();
+    const run = track(await createRun({ workdir, lsp: false, vibe: { fast: slow } }));
+    const [full, plan, readonly] = await Promise.all(
+      (["full", "plan", "readonly"] as const).map((surface) => run.link({ surface })),
+    );
+    await call(full!, "vibe_spawn", { brief: "full's", label: "owned by full" });
+    await call(plan!, "vibe_spawn", { brief: "plan's", label: "owned by plan" });
+    await call(readonly!, "vibe_spawn", { brief: "readonly's", label: "owned by readonly" });
+    const ids = async (client: typeof full) =>
+      ((await call(client!, "vibe_list", {})).structuredContent as { workers: { id: string }[] }).workers.map(
+        (w) => w.id,
+      );
+    expect(await ids(full)).toEqual(["w1", "w2", "w3"]);
+    expect(await ids(plan)).toEqual(["w2", "w3"]);
+    expect(await ids(readonly)).toEqual(["w3"]);
+    for (const [tool, args] of [
+      ["vibe_send", { worker_id: "w1", message: "now write the file" }],
+      ["vibe_wait", { worker_id: "w1", timeout_seconds: 1 }],
+      ["vibe_kill", { worker_id: "w1" }],
+    ] as const) {
+      expect(textOf(await call(plan!, tool, args)), tool).toBe(
+        'There is no worker "w1" on this surface (w1 belongs to the full surface, which the plan surface cannot reach). Workers this surface sees: w2, w3.',
+      );
+    }
+    expect(textOf(await call(readonly!, "vibe_kill", { worker_id: "w2" }))).toMatch(
+      /^There is no worker "w2" on this surface \(w2 belongs to the plan surface/,
+    );
+    // The full worker kept running, untouched.
+    expect(
+      (
+        (await call(full!, "vibe_list", {})).structuredContent as {
+          workers: { status: string; attempts: number }[];
+        }
+      ).workers[0],
+    ).toMatchObject({ status: "running", attempts: 1 });
+    expect(textOf(await call(full!, "vibe_kill", { worker_id: "w2" }))).toBe("w2 is killed.");
   });
 
   it("wait has a hard deadline; kill stops the worker's whole process tree", async () => {
@@ -102,7 +175,7 @@ describe("vibe workers", () => {
       '2 workers are running, the limit of this run (w1 "one", w2 "two"). Wait for one (vibe_wait) or stop one (vibe_kill), then spawn.',
     );
     expect(textOf(await vibe("vibe_wait", { worker_id: "w9" }))).toBe(
-      'There is no worker "w9". Workers of this run: w1, w2.',
+      'There is no worker "w9". Workers this surface sees: w1, w2.',
     );
   });
 

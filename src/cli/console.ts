@@ -127,6 +127,7 @@ export async function parseArguments(
 }
 
 function workerTiers(command: string) {
-  const backend = commandBackend("sh", ["-c", command]);
+  // The person typing at the console chose the command, for whichever surface they relink to.
+  const backend = commandBackend("sh", ["-c", command], { surfaces: ["full", "plan", "readonly"] });
   return { fast: backend, good: backend };
 }

@@ -34,11 +34,15 @@ export async function runTour(out: (line: string) => void = (line) => console.lo
     else q.answer(reply);
   });
   // A worker here is a small shell program (the command backend); a harness would map tiers to coding agents or
-  // to models (modelBackend).
-  const worker = commandBackend("sh", [
-    "-c",
-    'brief=$(cat); printf "%s: %s functions in python/inventory/stock.py" "$brief" "$(grep -c "def " python/inventory/stock.py)"',
-  ]);
+  // to models (modelBackend). It only reads, so the tour declares that it honours every surface (plan included).
+  const worker = commandBackend(
+    "sh",
+    [
+      "-c",
+      'brief=$(cat); printf "%s: %s functions in python/inventory/stock.py" "$brief" "$(grep -c "def " python/inventory/stock.py)"',
+    ],
+    { surfaces: ["full", "plan", "readonly"] },
+  );
   const run = await createRun({
     workdir,
     conversationId: "tour",

@@ -2,10 +2,11 @@
  * The run's side of asking a person: a port, the target space its cards appear in, and a deadline. The desk
  * turns every way a question can end into an outcome — it never invents an answer.
  */
-import { visibleLine, visibleText } from "./visible.js";
+
 import { errorMessage } from "../errors.js";
 import { deadline } from "../signals.js";
 import { type CardInput, checkReply, type QuestionOutcome, type QuestionPort } from "./card.js";
+import { visibleLine, visibleText } from "./visible.js";
 
 export interface QuestionDeskOptions {
   readonly port: QuestionPort;

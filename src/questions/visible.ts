@@ -7,16 +7,17 @@
 
 // Cc except \n and \t (kept where a text may span lines), Cf (bidi, zero-width, soft hyphen, …), Zl, Zp, and
 // surrogates not part of a pair.
-const HIDING = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/gu;
+const HIDING =
+  /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/gu;
 
-const escape = (ch: string) => `\\u{${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase()}}`;
+const escaped = (ch: string) => `\\u{${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase()}}`;
 
 /** One line: newlines and tabs are escaped too. */
 export function visibleLine(text: string): string {
-  return text.replace(HIDING, escape);
+  return text.replace(HIDING, escaped);
 }
 
 /** Several lines: newlines and tabs stay, everything else that hides is escaped. */
 export function visibleText(text: string): string {
-  return text.replace(HIDING, (ch) => (ch === "\n" || ch === "\t" ? ch : escape(ch)));
+  return text.replace(HIDING, (ch) => (ch === "\n" || ch === "\t" ? ch : escaped(ch)));
 }

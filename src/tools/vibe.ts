@@ -49,7 +49,9 @@ export const vibeSendTool = defineTool({
   input: { worker_id: z.string().describe('e.g. "w1"'), message: z.string().min(1) },
   output: { worker: view, interrupted: z.string() },
   async run(args, ctx) {
-    const { view: worker, interrupted } = await ctx.use("vibe").send(args.worker_id, args.message);
+    const { view: worker, interrupted } = await ctx
+      .use("vibe")
+      .send(args.worker_id, args.message, ctx.surface);
     return {
       text: `Restarted ${worker.id} with the added message (${interrupted}).`,
       structured: { worker, interrupted },
@@ -70,7 +72,9 @@ export const vibeWaitTool = defineTool({
   output: { worker: view, timed_out: z.boolean() },
   async run(args, ctx) {
     const timeout = args.timeout_seconds ?? 300;
-    const { view: worker, timedOut } = await ctx.use("vibe").wait(args.worker_id, timeout * 1000, ctx.signal);
+    const { view: worker, timedOut } = await ctx
+      .use("vibe")
+      .wait(args.worker_id, timeout * 1000, ctx.signal, ctx.surface);
     const text = timedOut
       ? `${worker.id} is still ${worker.status} after ${timeout} s (last activity ${worker.last_activity_seconds_ago} s ago). Wait again, send it a message, or kill it.`
       : `${worker.id} ${worker.status} after ${worker.elapsed_seconds} s.${worker.result ? `\n${worker.result}` : ""}`;
@@ -86,7 +90,7 @@ export const vibeKillTool = defineTool({
   input: { worker_id: z.string() },
   output: { worker: view },
   async run(args, ctx) {
-    const worker = await ctx.use("vibe").kill(args.worker_id);
+    const worker = await ctx.use("vibe").kill(args.worker_id, ctx.surface);
     return { text: `${worker.id} is ${worker.status}.`, structured: { worker } };
   },
 });
@@ -100,7 +104,7 @@ export const vibeListTool = defineTool({
   input: {},
   output: { workers: z.array(view) },
   async run(_args, ctx) {
-    const workers = ctx.use("vibe").list();
+    const workers = ctx.use("vibe").list(ctx.surface);
     return {
       text: workers.length ? workers.map(line).join("\n") : "No workers yet (vibe_spawn starts one).",
       structured: { workers },

@@ -1,18 +1,36 @@
 /**
  * The command backend: a configured CLI (for example a coding agent's non-interactive mode) given the brief on
- * stdin, run in the workdir; its stdout is the result. Stopped as a process tree.
+ * stdin, run in the workdir; its stdout is the result. Stopped as a process tree. runbound cannot see into the
+ * program, so it is offered only on the surfaces the harness declares it honours (default: full); the program
+ * learns its surface from RUNBOUND_SURFACE and from `{surface}` in its arguments.
  */
 import { exitedAndDrained } from "../proc/tracker.js";
+import type { Surface } from "../surfaces.js";
 import type { WorkerBackend } from "./pool.js";
+
+export interface CommandBackendOptions {
+  /**
+   * The surfaces the program keeps to when told (RUNBOUND_SURFACE, `{surface}` in args) — e.g. a coding agent
+   * started in its own plan mode on plan. Default ["full"]: on plan and readonly vibe_spawn is refused.
+   */
+  readonly surfaces?: readonly Surface[];
+}
 
 const OUTPUT_LIMIT = 64 * 1024;
 
-export function commandBackend(command: string, args: readonly string[] = []): WorkerBackend {
+export function commandBackend(
+  command: string,
+  args: readonly string[] = [],
+  options: CommandBackendOptions = {},
+): WorkerBackend {
   return {
     name: `command (${command})`,
+    surfaces: options.surfaces ?? ["full"],
     start(brief, context) {
-      const proc = context.processes.spawn(`worker ${context.id}`, command, args, {
+      const argv = args.map((arg) => arg.replaceAll("{surface}", context.surface));
+      const proc = context.processes.spawn(`worker ${context.id}`, command, argv, {
         cwd: context.workdir,
+        env: { ...process.env, RUNBOUND_SURFACE: context.surface },
         stdio: ["pipe", "pipe", "pipe"],
       });
       let stdout = "";

@@ -41,6 +41,8 @@ async function loadAiSdk(): Promise<AiSdk> {
 export function modelBackend(model: AiSdkLanguageModel, options: ModelBackendOptions = {}): WorkerBackend {
   return {
     name: "model",
+    // Its tools come from a link on the spawning surface: it can do no more than that surface, on any surface.
+    surfaces: ["full", "plan", "readonly"],
     start(brief, context) {
       const abort = new AbortController();
       const finished = (async () => {

@@ -6,13 +6,15 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolError } from "../errors.js";
 import type { ProcessTracker } from "../proc/tracker.js";
-import type { Surface } from "../surfaces.js";
+import { SURFACES, type Surface } from "../surfaces.js";
 
 export type WorkerTier = "fast" | "good";
 export type WorkerStatus = "running" | "done" | "failed" | "killed";
 
 export interface AttemptContext {
   readonly id: string;
+  /** The surface of the call that spawned the worker: what the worker may do, at most. */
+  readonly surface: Surface;
   readonly workdir: string;
   readonly processes: ProcessTracker;
   /** Call on every sign of life (output), for `last activity`. */
@@ -30,6 +32,12 @@ export interface Attempt {
 
 export interface WorkerBackend {
   readonly name: string;
+  /**
+   * The surfaces this backend keeps to (its workers do no more than the spawning surface allows). Absent: full
+   * only — a backend that runs a program runbound cannot see into is not offered on plan or readonly unless the
+   * harness declares that the program honours them (commandBackend's `surfaces`).
+   */
+  readonly surfaces?: readonly Surface[];
   start(brief: string, context: AttemptContext): Attempt;
 }
 
@@ -95,6 +103,12 @@ export class WorkerPool {
   }
 
   spawn(brief: string, label: string, tier: WorkerTier, surface: Surface): WorkerView {
+    const backend = this.#backend(tier);
+    if (!(backend.surfaces ?? ["full"]).includes(surface)) {
+      throw new ToolError(
+        `vibe_spawn is refused on the ${surface} surface: the ${tier} workers' backend (${backend.name}) runs a program runbound cannot keep to ${surface}, and the harness did not declare that it honours ${surface}. Do the work with this surface's own tools, or ask for it to be done on a full surface.`,
+      );
+    }
     const running = [...this.#workers.values()].filter((w) => w.status === "running");
     if (running.length >= this.maxWorkers) {
       throw new ToolError(
@@ -121,8 +135,12 @@ export class WorkerPool {
   }
 
   /** Appends to the brief and restarts the worker; says what was interrupted. */
-  async send(id: string, message: string): Promise<{ view: WorkerView; interrupted: string }> {
-    const worker = this.#get(id);
+  async send(
+    id: string,
+    message: string,
+    surface: Surface,
+  ): Promise<{ view: WorkerView; interrupted: string }> {
+    const worker = this.#get(id, surface);
     const interrupted =
       worker.status === "running"
         ? `attempt ${worker.attempts}, running for ${Math.round((Date.now() - worker.startedAt) / 1000)} s, was stopped`
@@ -144,8 +162,9 @@ export class WorkerPool {
     id: string,
     timeoutMs: number,
     signal: AbortSignal,
+    surface: Surface,
   ): Promise<{ view: WorkerView; timedOut: boolean }> {
-    const worker = this.#get(id);
+    const worker = this.#get(id, surface);
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<"deadline">((resolve) => {
       timer = setTimeout(() => resolve("deadline"), timeoutMs);
@@ -166,8 +185,8 @@ export class WorkerPool {
     return { view: this.#view(worker), timedOut: outcome === "deadline" };
   }
 
-  async kill(id: string): Promise<WorkerView> {
-    const worker = this.#get(id);
+  async kill(id: string, surface: Surface): Promise<WorkerView> {
+    const worker = this.#get(id, surface);
     if (worker.status === "running") {
       worker.status = "killed";
       await worker.attempt?.stop();
@@ -176,21 +195,27 @@ export class WorkerPool {
     return this.#view(worker);
   }
 
-  list(): WorkerView[] {
-    return [...this.#workers.values()].map((w) => this.#view(w));
+  /** The workers a surface may see: its own and those of lower surfaces. */
+  list(surface: Surface): WorkerView[] {
+    return [...this.#workers.values()].filter((w) => reaches(surface, w.surface)).map((w) => this.#view(w));
   }
 
   async dispose(): Promise<void> {
     await Promise.all(
-      [...this.#workers.values()].filter((w) => w.status === "running").map((w) => this.kill(w.id)),
+      [...this.#workers.values()].filter((w) => w.status === "running").map((w) => this.kill(w.id, "full")),
     );
   }
 
+  #backend(tier: WorkerTier): WorkerBackend {
+    return tier === "good" ? (this.#options.good ?? this.#options.fast) : this.#options.fast;
+  }
+
   #start(worker: Worker): void {
-    const backend = worker.tier === "good" ? (this.#options.good ?? this.#options.fast) : this.#options.fast;
+    const backend = this.#backend(worker.tier);
     worker.attempts++;
     const attempt = backend.start(worker.brief, {
       id: worker.id,
+      surface: worker.surface,
       workdir: this.#workdir,
       processes: this.#processes,
       onActivity: () => {
@@ -214,12 +239,16 @@ export class WorkerPool {
     );
   }
 
-  #get(id: string): Worker {
+  /** A worker the surface may reach: one of its own or of a lower surface (a plan call never steers a full worker). */
+  #get(id: string, surface: Surface): Worker {
     const worker = this.#workers.get(id);
-    if (!worker) {
-      const ids = [...this.#workers.keys()];
+    if (!worker || !reaches(surface, worker.surface)) {
+      const ids = [...this.#workers.values()].filter((w) => reaches(surface, w.surface)).map((w) => w.id);
+      const where = worker
+        ? ` on this surface (${id} belongs to the ${worker.surface} surface, which the ${surface} surface cannot reach)`
+        : "";
       throw new ToolError(
-        `There is no worker "${id}". Workers of this run: ${ids.length ? ids.join(", ") : "none (vibe_spawn starts one)"}.`,
+        `There is no worker "${id}"${where}. Workers this surface sees: ${ids.length ? ids.join(", ") : "none (vibe_spawn starts one)"}.`,
       );
     }
     return worker;
@@ -238,6 +267,11 @@ export class WorkerPool {
       ...(worker.result !== undefined ? { result: worker.result } : {}),
     };
   }
+}
+
+/** full reaches every worker, plan reaches plan's and readonly's, readonly only its own. */
+function reaches(caller: Surface, owner: Surface): boolean {
+  return SURFACES.indexOf(caller) <= SURFACES.indexOf(owner);
 }
 
 export function preview(result: string | undefined): string {

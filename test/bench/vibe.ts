@@ -30,7 +30,7 @@ export async function benchVibe() {
   const run = await createRun({
     workdir: dir,
     lsp: false,
-    vibe: { fast: commandBackend("sh", ["-c", SCRIPT]), maxWorkers: 2 },
+    vibe: { fast: commandBackend("sh", ["-c", SCRIPT], { surfaces: ["plan"] }), maxWorkers: 2 },
   });
   try {
     const client = await run.link({ surface: "plan" });
