@@ -4,8 +4,8 @@
  * call is refused (fail closed) — a call nobody could approve is never run.
  */
 
+import { visibleLine } from "./files/visible.js";
 import type { QuestionDesk } from "./questions/desk.js";
-import { visibleLine } from "./questions/visible.js";
 import type { Caller } from "./registry.js";
 import type { Surface, Tier } from "./surfaces.js";
 

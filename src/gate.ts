@@ -9,8 +9,8 @@ import type { JsonSchemaType, JsonSchemaValidator } from "@modelcontextprotocol/
 import { z } from "zod";
 import type { ApprovalGate } from "./approvals.js";
 import { errorMessage, ToolError } from "./errors.js";
+import { visibleLine } from "./files/visible.js";
 import type { Lanes } from "./lanes.js";
-import { visibleLine } from "./questions/visible.js";
 import type {
   AfterWriteHook,
   AnyToolSpec,
@@ -114,13 +114,27 @@ async function withAfterWrite(
     }
   }
   return {
-    content: [{ type: "text", text: texts.join("\n\n") }, ...(output.content ?? [])],
+    content: [{ type: "text", text: withinBudget(texts.join("\n\n")) }, ...(output.content ?? [])],
     structuredContent: structured,
   };
 }
 
+/**
+ * Every answer's text has a budget: tools bound their own (read's pages, a cell's output), and this is the floor
+ * under all of them — the middle is cut, with a count, so the start and the end (where a traceback's cause and a
+ * footer's "how to see more" sit) both remain.
+ */
+export const ANSWER_TEXT_LIMIT = 200_000;
+
+function withinBudget(text: string): string {
+  if (text.length <= ANSWER_TEXT_LIMIT) return text;
+  const half = Math.floor(ANSWER_TEXT_LIMIT / 2);
+  const cut = text.length - 2 * half;
+  return `${text.slice(0, half)}\n… (${cut.toLocaleString("en-US")} characters cut from the middle of this answer, over its ${ANSWER_TEXT_LIMIT.toLocaleString("en-US")}-character budget: ask for less at a time) …\n${text.slice(-half)}`;
+}
+
 export function errorResult(text: string): CallToolResult {
-  return { content: [{ type: "text", text }], isError: true };
+  return { content: [{ type: "text", text: withinBudget(text) }], isError: true };
 }
 
 function failureText(name: string, error: unknown, callSignal: AbortSignal, runSignal: AbortSignal): string {

@@ -10,6 +10,7 @@ export type { GrammarOptions } from "./ast/engine.js";
 export { ToolError } from "./errors.js";
 export type { KernelOptions, Sandbox } from "./kernels/factory.js";
 export { type LogEntry, type LogLevel, type RunLogger, stderrLogger } from "./log.js";
+export type { EnvPolicy } from "./proc/environment.js";
 export type { TrackedProcess } from "./proc/tracker.js";
 export { ProcessTracker } from "./proc/tracker.js";
 export type {
@@ -51,6 +52,11 @@ export {
 } from "./run.js";
 export { SURFACES, type Surface, TIERS, type Tier } from "./surfaces.js";
 export { VERSION } from "./version.js";
-export { commandBackend } from "./workers/command.js";
-export { aiSdkTools, type ModelBackendOptions, modelBackend } from "./workers/model.js";
+export { type CommandBackendOptions, commandBackend } from "./workers/command.js";
+export {
+  type AiSdkLanguageModel,
+  aiSdkTools,
+  type ModelBackendOptions,
+  modelBackend,
+} from "./workers/model.js";
 export type { Attempt, AttemptContext, VibeOptions, WorkerBackend, WorkerTier } from "./workers/pool.js";

@@ -20,6 +20,7 @@ import type { RunLogger } from "./log.js";
 import { afterWriteDiagnosticsSchema } from "./lsp/schema.js";
 import { Lsp } from "./lsp/service.js";
 import type { LspOptions } from "./lsp/supervisor.js";
+import type { EnvPolicy } from "./proc/environment.js";
 import { ProcessTracker } from "./proc/tracker.js";
 import type { QuestionPort } from "./questions/card.js";
 import { QuestionDesk } from "./questions/desk.js";
@@ -78,6 +79,12 @@ export interface RunOptions {
    * `~/.local/share/runbound` — the same folder `setup` uses without `--home`.
    */
   readonly home?: string;
+  /**
+   * What the run's processes (kernels, debuggees and adapters, language servers, workers) get of the harness's
+   * environment: everything but names that look like credentials (`*_API_KEY`, `*_TOKEN`, `*_SECRET`,
+   * `*PASSWORD*`, `AWS_*`, an SSH agent, …), plus `pass` (names to keep anyway) and `set` (values to add).
+   */
+  readonly env?: EnvPolicy;
 }
 
 export interface LinkOptions {
@@ -109,7 +116,7 @@ export class Run {
   /** runbound's home for this run (RunOptions.home, else the default). */
   readonly home: string;
   readonly conversationId: string | undefined;
-  readonly processes = new ProcessTracker();
+  readonly processes: ProcessTracker;
   readonly approvals: ApprovalGate;
   readonly #resources: Partial<Resources> = {};
   readonly #registry: Registry;
@@ -124,6 +131,7 @@ export class Run {
   constructor(workdir: string, options: RunOptions) {
     this.workdir = workdir;
     this.home = options.home ? path.resolve(options.home) : defaultHome();
+    this.processes = new ProcessTracker(options.env ? { env: options.env } : {});
     this.conversationId = options.conversationId;
     if (options.conversationId) this.#resources.conversation = options.conversationId;
     if (options.files !== false) this.#resources.files = new FileStore(workdir);

@@ -218,6 +218,20 @@ describe("ast_grep scope", () => {
       /^`path` "..\/" is outside the workdir/,
     );
   });
+
+  it("a lone multi metavariable is the pattern's fault, said as such (it read as a fault of runbound)", async () => {
+    const { grep, edit } = await astClient({ "a.py": "f(1, 2)\n", "b.js": "f(1)\n" });
+    const alone =
+      "`pattern` `$$$` alone matches nothing: a multi metavariable stands for a list inside a larger pattern (`f($$$ARGS)`, `[$$$ITEMS]`). To match any single node, use `$X`.";
+    for (const language of ["python", "javascript"]) {
+      const result = await grep({ pattern: "$$$", language });
+      expect(result.isError, language).toBe(true);
+      expect(textOf(result), language).toBe(alone);
+    }
+    expect(textOf(await edit({ pattern: "$$$ARGS", rewrite: "x", language: "javascript" }))).toBe(
+      alone.replace("`$$$` alone", () => "`$$$ARGS` alone"),
+    );
+  });
 });
 
 describe("large scopes go to the run's search workers", () => {

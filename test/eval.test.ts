@@ -1,13 +1,23 @@
 /** eval on real Jupyter kernels: ipykernel (runbound's .venv) and Deno's kernel (npm `deno`). */
-import { execFileSync, spawn } from "node:child_process";
-import { rmSync, symlinkSync } from "node:fs";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { createRun, defineTool, type LogEntry, type Run, stderrLogger } from "../src/index.js";
-import { isAlive } from "../src/proc/tree.js";
+import { descendantsOf, isAlive } from "../src/proc/tree.js";
 import { call, HOME, suiteWorkdir, textOf, track, treeOf, workdirWith } from "./helpers.js";
 
 const label = "a cell for the eval tests";
@@ -175,6 +185,16 @@ describe("eval on real kernels", () => {
     await cell("z = 1");
     const reset = await cell("'z' in dir()", { reset: true });
     expect(textOf(reset)).toBe("(a fresh kernel: earlier state was discarded)\nFalse");
+  });
+
+  it("a lone UTF-16 surrogate in the code is refused at once, and the kernel keeps its state", async () => {
+    await cell("kept = 41");
+    const refused = await cell("print('\uD800')");
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toBe(
+      '`code` contains a lone UTF-16 surrogate (U+D800 at character 8), which no kernel can be sent; write it as an escape in the code instead (Python "\\ud800", JavaScript "\\uD800").',
+    );
+    expect(textOf(await cell("kept + 1"))).toBe("42");
   });
 
   it("description must be 5-10 words", async () => {
@@ -412,6 +432,49 @@ describe("eval: lifecycle", () => {
     expect(pids.length).toBeGreaterThan(0);
     await run.dispose();
     for (const pid of pids) expect(await isAlive(pid)).toBe(false);
+  });
+});
+
+describe("eval: what another user of the host can read", () => {
+  it("no process's command line carries the server's token; its config and the kernels' keys are the owner's only", async () => {
+    const workdir = await workdirWith();
+    const run = track(await createRun({ workdir, approver: "always", lsp: false }));
+    const client = await run.link({ surface: "full" });
+    expect(textOf(await call(client, "eval", { code: "1 + 1", description: label }))).toBe("2");
+    const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    const server = run.processes.running().find((p) => p.label === "jupyter server")!;
+    const config = cmdline(server.pid)
+      .find((a) => a.startsWith("--config="))!
+      .slice("--config=".length);
+    const token = /c\.IdentityProvider\.token = "([0-9a-f]+)"/.exec(readFileSync(config, "utf8"))?.[1];
+    expect(token).toMatch(/^[0-9a-f]{48}$/);
+    // /proc/<pid>/cmdline is world-readable: neither the server nor any process under it may carry the token.
+    for (const pid of [server.pid, ...(await descendantsOf(server.pid))])
+      expect(cmdline(pid).join(" "), `pid ${pid}`).not.toContain(token!);
+    const folder = path.dirname(config);
+    expect(statSync(folder).mode & 0o777).toBe(0o700);
+    expect(statSync(config).mode & 0o777).toBe(0o600);
+    const runtime = path.join(folder, "runtime");
+    const keys = readdirSync(runtime).filter((f) => /^kernel-.*\.json$/.test(f));
+    expect(keys.length).toBeGreaterThan(0);
+    for (const key of keys) expect(statSync(path.join(runtime, key)).mode & 0o777, key).toBe(0o600);
+  });
+});
+
+describe("eval: what a killed host leaves behind", () => {
+  it("the next server sweeps the private folders of servers whose host is gone, and only those", async () => {
+    const dead = spawnSync("true").pid!; // exited: its pid names no process now
+    const stale = mkdtempSync(path.join(tmpdir(), "runbound-jupyter-"));
+    writeFileSync(path.join(stale, "owner"), `${dead}\n`);
+    const live = mkdtempSync(path.join(tmpdir(), "runbound-jupyter-"));
+    writeFileSync(path.join(live, "owner"), `${process.pid}\n`);
+    const workdir = await workdirWith();
+    const run = track(await createRun({ workdir, approver: "always", lsp: false }));
+    const client = await run.link({ surface: "full" });
+    expect(textOf(await call(client, "eval", { code: "1 + 1", description: label }))).toBe("2");
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+    rmSync(live, { recursive: true });
   });
 });
 

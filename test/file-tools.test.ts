@@ -65,6 +65,21 @@ describe("write", () => {
     expect(await treeOf(workdir)).toEqual({ "a/b/c.txt": "x\ny\n", "bin/run.sh": "#!/bin/sh\necho hi\n" });
   });
 
+  it("a name or a path too long for the system, and edit on a folder, are the argument's fault, said as such", async () => {
+    const { client, workdir } = await fileClient({ "d/x": "1" });
+    // Each read as "failed inside runbound: ENAMETOOLONG / EISDIR" before.
+    expect(textOf(await call(client, "read", { path: "a".repeat(300) }))).toBe(
+      `\`path\` has a name of 300 bytes ("${"a".repeat(40)}…"); a file or folder name may have at most 255 bytes.`,
+    );
+    expect(textOf(await call(client, "write", { path: "d/".repeat(2100), content: "x" }))).toMatch(
+      /^`path` is [\d,]+ bytes long as a full path; a path may have at most 4,095\. Give a shorter one\.$/,
+    );
+    expect(textOf(await call(client, "edit", { path: "d", old_string: "1", new_string: "2" }))).toBe(
+      "`path` d is a directory; edit changes a file: give a file's path.",
+    );
+    expect(await treeOf(workdir)).toEqual({ "d/x": "1" });
+  });
+
   it("refuses to write over a directory", async () => {
     const { client, workdir } = await fileClient({ "d/x": "1" });
     expect(textOf(await call(client, "write", { path: "d", content: "x" }))).toBe(

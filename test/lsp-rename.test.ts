@@ -71,6 +71,15 @@ describe("lsp_rename against real servers", () => {
         { file: "python/inventory/stock.py", line: 17, symbol: "add", new_name: "class" },
         '`new_name` "class" is a reserved word in Python; nothing was changed.',
       ],
+      // A joiner the editor does not show (JavaScript's grammar allows it): a second name that looks like the first.
+      [
+        { file: "ts/src/main.ts", line: 3, symbol: "stock", new_name: "st\u200Dock2" },
+        '`new_name` "st\\u{200D}ock2" contains an invisible format character (U+200D at character 3); type the name without it; nothing was changed.',
+      ],
+      [
+        { file: "ts/src/main.ts", line: 3, symbol: "stock", new_name: "a".repeat(10_000_000) },
+        `\`new_name\` "${"a".repeat(60)}…" is 10,000,000 characters long; a name may have at most 255; nothing was changed.`,
+      ],
     ];
     for (const [args, message] of refusals) expect(textOf(await rename(args))).toBe(message);
     expect(await treeOf(dir)).toEqual(before);

@@ -26,6 +26,11 @@ const METAVAR = /\$\$\$([A-Z_][A-Z0-9_]*)?|\$([A-Z_][A-Z0-9_]*)/g;
 export function compilePattern(grammar: Grammar, pattern: string): CompiledPattern {
   const trimmed = pattern.trim();
   if (trimmed === "") throw new ToolError("`pattern` is empty; give a code fragment, e.g. `dispose($X)`.");
+  // ast-grep refuses a multi metavariable that stands alone (it matches a list, inside a larger pattern).
+  if (/^\$\$\$[A-Z0-9_]*$/.test(trimmed))
+    throw new ToolError(
+      `\`pattern\` \`${trimmed}\` alone matches nothing: a multi metavariable stands for a list inside a larger pattern (\`f($$$ARGS)\`, \`[$$$ITEMS]\`). To match any single node, use \`$X\`.`,
+    );
   const problems: string[] = [];
   let fallback: CompiledPattern | undefined;
   for (const rung of grammar.ladder) {

@@ -9,6 +9,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { packageRoot } from "../home.js";
 import { resolveBinary } from "../proc/binaries.js";
+import { childEnvironment } from "../proc/environment.js";
 import { LLDB_ADAPTERS, setupCommand } from "../setup/components.mjs";
 import { homeLayout } from "../setup/home.mjs";
 
@@ -165,7 +166,11 @@ const WITH_DEBUGPY = new Set<string>();
 
 function hasDebugpy(python: string): boolean {
   if (WITH_DEBUGPY.has(python)) return true;
-  const check = spawnSync(python, ["-c", "import debugpy"], { encoding: "utf8", timeout: 15_000 });
+  const check = spawnSync(python, ["-c", "import debugpy"], {
+    encoding: "utf8",
+    timeout: 15_000,
+    env: childEnvironment(process.env),
+  });
   if (check.status === 0) WITH_DEBUGPY.add(python);
   return check.status === 0;
 }

@@ -8,7 +8,7 @@ import path from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { ToolError } from "../errors.js";
 import { fileLines } from "../files/lines.js";
-import type { ProcessTracker, TrackedProcess } from "../proc/tracker.js";
+import { exitedAndDrained, type ProcessTracker, type TrackedProcess } from "../proc/tracker.js";
 import type { AdapterSpec, ResolvedAdapter } from "./adapters.js";
 import { DapClient, DapRefused, DapTimeout, failureOf } from "./client.js";
 
@@ -78,6 +78,8 @@ export class DebugSession {
   state: SessionState = "running";
   stopped: { reason: string; threadId: number; text?: string; description?: string } | undefined;
   exitCode: number | undefined;
+  /** Set when the adapter exited under a program that had not: what happened, for every answer after. */
+  adapterDied: string | undefined;
   #client!: DapClient;
   /** The adapter process runbound started; undefined when attached to a program's own debug server. */
   #process: TrackedProcess | undefined;
@@ -371,7 +373,11 @@ export class DebugSession {
   /** Where it stands now: for status, and after every stop. */
   async report(): Promise<StopReport> {
     if (this.state === "exited")
-      return { state: "exited", ...(this.exitCode !== undefined ? { exit_code: this.exitCode } : {}) };
+      return {
+        state: "exited",
+        ...(this.exitCode !== undefined ? { exit_code: this.exitCode } : {}),
+        ...(this.adapterDied ? { error: this.adapterDied } : {}),
+      };
     if (this.state === "running" || !this.stopped) return { state: "running" };
     // Each request goes out as soon as what it needs is known, and runbound's own work on the answer (the frames,
     // the source lines, a stat of each file) is done while the adapter works on the next: in sequence it was
@@ -523,11 +529,15 @@ export class DebugSession {
       const socket = await connectTcp(address);
       this.#client = new DapClient(socket, socket);
     }
-    proc.exited.then(({ code, signal }) => {
-      this.#client.close(
-        `the ${this.spec.name} adapter exited (${signal ?? `code ${code}`})${stderr ? `: ${stderr.trim().split("\n").slice(-2).join(" | ")}` : ""}`,
-      );
-      if (this.state !== "exited") this.state = "exited";
+    // Only once its pipes are read to the end: a "terminated" written just before a normal exit is seen first.
+    exitedAndDrained(proc).then(({ code, signal }) => {
+      const why = `${signal ?? `code ${code}`}${stderr ? `: ${stderr.trim().split("\n").slice(-2).join(" | ")}` : ""}`;
+      this.#client.close(`the ${this.spec.name} adapter exited (${why})`);
+      // Under a program that had not exited: the adapter died, and the program went with it.
+      if (this.state !== "exited") {
+        this.adapterDied = `the ${this.spec.name} adapter died (it exited with ${why})`;
+        this.state = "exited";
+      }
     });
     this.#client.onEvent((event) => this.#onEvent(event));
   }
@@ -581,6 +591,10 @@ export class DebugSession {
   }
 
   #requireStopped(what: string): void {
+    if (this.adapterDied)
+      throw new ToolError(
+        `${this.adapterDied.replace(/^the/, "The")}; the program and the session went with it. Launch again.`,
+      );
     if (this.state === "exited")
       throw new ToolError(
         `The program has exited${this.exitCode !== undefined ? ` (code ${this.exitCode})` : ""}; ${what} needs a stopped program. Launch again.`,

@@ -16,6 +16,23 @@ export interface ConfinedPath {
   readonly rel: string;
 }
 
+/** Linux's limits: a name of at most 255 bytes, a path of at most 4,095 (the system says ENAMETOOLONG past them). */
+const NAME_MAX = 255;
+const PATH_MAX = 4095;
+
+function tooLong(abs: string, argument: string): void {
+  const bytes = Buffer.byteLength(abs);
+  if (bytes > PATH_MAX)
+    throw new ToolError(
+      `\`${argument}\` is ${bytes.toLocaleString("en-US")} bytes long as a full path; a path may have at most ${PATH_MAX.toLocaleString("en-US")}. Give a shorter one.`,
+    );
+  const long = abs.split(path.sep).find((name) => Buffer.byteLength(name) > NAME_MAX);
+  if (long)
+    throw new ToolError(
+      `\`${argument}\` has a name of ${Buffer.byteLength(long).toLocaleString("en-US")} bytes ("${long.slice(0, 40)}…"); a file or folder name may have at most ${NAME_MAX} bytes.`,
+    );
+}
+
 /** `workdir` must already be a real path (createRun resolves it). */
 export async function confine(workdir: string, input: string, argument = "path"): Promise<ConfinedPath> {
   if (input.trim() === "") {
@@ -23,6 +40,7 @@ export async function confine(workdir: string, input: string, argument = "path")
   }
   if (input.includes("\0")) throw new ToolError(`\`${argument}\` contains a NUL character.`);
   const abs = path.resolve(workdir, input);
+  tooLong(abs, argument);
   const rel = path.relative(workdir, abs);
   if (isOutside(rel)) {
     throw new ToolError(

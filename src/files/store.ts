@@ -12,6 +12,8 @@ import { lineOfOffset, looksBinary, normalize, plural, restore, shapeOf, splitLi
 
 const DEFAULT_LIMIT = 2000;
 const MAX_LINE_CHARS = 2000;
+/** A page of read stops here (it answered 40 MB for 10,000 lines of 2,000 characters); the footer says where on. */
+export const READ_PAGE_CHARS = 100_000;
 const MAX_ENTRIES = 500;
 const MAX_READ_BYTES = 50 * 1024 * 1024;
 
@@ -80,19 +82,26 @@ export class FileStore {
         `\`offset\` ${from} is past the end: ${target.rel} has ${plural(total, "line")}. Use an offset from 1 to ${total}.`,
       );
     }
-    const to = Math.min(total, from + limit - 1);
-    const width = String(to).length;
-    const shown = lines
-      .slice(from - 1, to)
-      .map((line) =>
+    const asked = Math.min(total, from + limit - 1);
+    const shown: string[] = [];
+    let chars = 0;
+    for (let n = from; n <= asked && (shown.length === 0 || chars < READ_PAGE_CHARS); n++) {
+      const line = lines[n - 1] ?? "";
+      const clipped =
         line.length > MAX_LINE_CHARS
           ? `${line.slice(0, MAX_LINE_CHARS)}… [${line.length - MAX_LINE_CHARS} more characters]`
-          : line,
-      );
+          : line;
+      shown.push(clipped);
+      chars += clipped.length + 1;
+    }
+    const to = from + shown.length - 1;
+    const width = String(to).length;
     const numbered = shown.map((line, i) => `${String(from + i).padStart(width)}\t${line}`).join("\n");
     const truncated = from > 1 || to < total;
+    const paged =
+      to < asked ? `; the page stopped at ${READ_PAGE_CHARS.toLocaleString("en-US")} characters` : "";
     const footer = truncated
-      ? `\n(showing lines ${from}-${to} of ${total}${to < total ? `; call read with offset ${to + 1} for more` : ""})`
+      ? `\n(showing lines ${from}-${to} of ${total}${paged}${to < total ? `; call read with offset ${to + 1} for more` : ""})`
       : "";
     return {
       text: `${target.rel} (${plural(total, "line")})\n${numbered}${footer}`,
@@ -147,7 +156,8 @@ export class FileStore {
     replace_all?: boolean | undefined;
   }): Promise<{ text: string; result: EditResult; written: string[] }> {
     const target = await confine(this.workdir, args.path);
-    statOrThrow(target.real, target.rel);
+    if (statOrThrow(target.real, target.rel).isDirectory())
+      throw new ToolError(`\`path\` ${target.rel} is a directory; edit changes a file: give a file's path.`);
     if (args.old_string === "") {
       throw new ToolError(
         "`old_string` is empty; quote the exact text to replace (use write to create a file).",

@@ -18,10 +18,19 @@ export interface CellResult {
   droppedBytes: number;
   /** Why the kernel went away, when it was not the kernel process itself (e.g. "the Jupyter server exited"). */
   diedBecause?: string;
+  /** Why an interrupted cell was interrupted: no output for the idle budget, or past the cell limit. */
+  interruptedBy?: "idle" | "limit";
+  /** Images past the answer's budget: not sent, counted. */
+  droppedImages?: { count: number; bytes: number };
 }
 
 export const BRIDGE_PREFIX = "\u0000runbound-tool:";
 const STREAM_LIMIT = 32 * 1024;
+/** An answer carries at most this many images and bytes of them (base64); the rest are counted. */
+export const IMAGE_LIMIT = { count: 8, bytes: 8 * 1024 * 1024 };
+/** An exception's message and traceback as the model reads them: a 20 MB message answered 40 MB (seen). */
+const ERROR_VALUE_LIMIT = 2000;
+const TRACEBACK_LIMIT = 16 * 1024;
 /** How long a cell that printed nothing waits for output published after its reply. */
 const LATE_OUTPUT_MS = 150;
 /** Terminal colour codes in tracebacks (ESC [ … letter). */
@@ -29,6 +38,8 @@ const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, "g");
 
 export interface CellOptions {
   readonly idleMs: number;
+  /** The cell's hard limit, output or not: past it the cell is interrupted as on the idle budget. */
+  readonly maxMs: number;
   /** After an interrupt, how long the cell may take to stop before the kernel counts as gone. */
   readonly interruptGraceMs: number;
   /** Answers a tool() call from the cell: the JSON line the kernel reads back. */
@@ -67,8 +78,9 @@ export async function runCell(
   let grace: NodeJS.Timeout | undefined;
   // Interrupt; a cell that ignores it (a handler swallowing KeyboardInterrupt, native code blocking SIGINT) would
   // hold the kernel forever, so after the grace the kernel counts as gone and is shut down by the caller.
-  const interrupt = () => {
+  const interrupt = (by: "idle" | "limit" = "idle") => {
     interrupted = true;
+    result.interruptedBy ??= by;
     void kernel
       .interrupt()
       .catch((error: unknown) =>
@@ -85,10 +97,11 @@ export async function runCell(
   const arm = () => {
     clearTimeout(idle);
     if (bridging) return;
-    idle = setTimeout(interrupt, options.idleMs);
+    idle = setTimeout(() => interrupt("idle"), options.idleMs);
   };
   arm();
-  const onAbort = interrupt;
+  const limit = setTimeout(() => interrupt("limit"), options.maxMs);
+  const onAbort = () => interrupt();
   options.signal.addEventListener("abort", onAbort, { once: true });
   future.onIOPub = (msg) => {
     arm();
@@ -100,8 +113,7 @@ export async function runCell(
     } else if (type === "execute_result" || type === "display_data") {
       const data = (msg as KernelMessage.IExecuteResultMsg).content.data;
       const png = data["image/png"];
-      if (typeof png === "string")
-        result.images.push({ mimeType: "image/png", data: png.replace(/\n/g, "") });
+      if (typeof png === "string") keepImage(result, png.replace(/\n/g, ""));
       const plain = data["text/plain"];
       const markdown = data["text/markdown"];
       const json = data["application/json"];
@@ -113,8 +125,16 @@ export async function runCell(
       const content = (msg as KernelMessage.IErrorMsg).content;
       result.error = {
         name: content.ename,
-        value: content.evalue,
-        traceback: content.traceback.join("\n").replace(ANSI, ""),
+        value: clipEnd(content.evalue, ERROR_VALUE_LIMIT),
+        traceback: clipMiddle(
+          content.traceback
+            .join("\n")
+            .replace(ANSI, "")
+            .split("\n")
+            .map((line) => clipEnd(line, ERROR_VALUE_LIMIT))
+            .join("\n"),
+          TRACEBACK_LIMIT,
+        ),
       };
     }
   };
@@ -169,10 +189,35 @@ export async function runCell(
   } finally {
     for (const cleanup of cleanups) cleanup();
     clearTimeout(idle);
+    clearTimeout(limit);
     clearTimeout(grace);
     options.signal.removeEventListener("abort", onAbort);
     future.dispose();
   }
   if (interrupted && result.status === "error") result.status = "interrupted";
   return result;
+}
+
+function keepImage(result: CellResult, data: string): void {
+  const used = result.images.reduce((n, image) => n + image.data.length, 0);
+  if (result.images.length < IMAGE_LIMIT.count && used + data.length <= IMAGE_LIMIT.bytes) {
+    result.images.push({ mimeType: "image/png", data });
+    return;
+  }
+  const dropped = result.droppedImages ?? { count: 0, bytes: 0 };
+  dropped.count++;
+  dropped.bytes += Math.floor((data.length * 3) / 4);
+  result.droppedImages = dropped;
+}
+
+function clipEnd(text: string, max: number): string {
+  return text.length <= max
+    ? text
+    : `${text.slice(0, max)}… (${text.length.toLocaleString("en-US")} characters)`;
+}
+
+function clipMiddle(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const half = Math.floor(max / 2);
+  return `${text.slice(0, half)}\n… (${(text.length - max).toLocaleString("en-US")} characters cut from the middle) …\n${text.slice(-half)}`;
 }

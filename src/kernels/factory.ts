@@ -11,6 +11,7 @@ import { type Kernel, KernelManager, ServerConnection } from "@jupyterlab/servic
 import WebSocket from "ws";
 import { errorMessage, ToolError } from "../errors.js";
 import { type RunLogger, stderrLogger } from "../log.js";
+import { childEnvironment } from "../proc/environment.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { setupCommand } from "../setup/components.mjs";
 import { homeLayout } from "../setup/home.mjs";
@@ -32,6 +33,8 @@ export interface Sandbox {
 export interface KernelOptions {
   /** A cell with no output for this long is interrupted. Default 300. */
   readonly idleSeconds?: number;
+  /** A cell running this long is interrupted, output or not (a loop that prints forever). Default 1800. */
+  readonly maxCellSeconds?: number;
   /** A cell still running this long after an interrupt loses its kernel (shut down; state lost). Default 10. */
   readonly interruptGraceSeconds?: number;
   readonly startTimeoutSeconds?: number;
@@ -157,6 +160,11 @@ export class KernelFactory {
     this.#options = options;
   }
 
+  /** The hard limit of a cell, in seconds. */
+  get maxCellSeconds(): number {
+    return this.#options.maxCellSeconds ?? 1800;
+  }
+
   /** Runs a cell; `bridge` answers the cell's tool() calls. */
   run(
     code: string,
@@ -183,6 +191,7 @@ export class KernelFactory {
     this.#notices.delete(language);
     const result = await runCell(kernel, code, {
       idleMs: this.#idleMs,
+      maxMs: this.maxCellSeconds * 1000,
       interruptGraceMs: (this.#options.interruptGraceSeconds ?? 10) * 1000,
       signal,
       lost: this.#lost.signal,
@@ -306,7 +315,9 @@ export class KernelFactory {
       const serverPython = homeLayout(this.#home).python;
       if (
         !existsSync(serverPython) ||
-        spawnSync(serverPython, ["-c", "import jupyter_server, ipykernel"]).status !== 0
+        spawnSync(serverPython, ["-c", "import jupyter_server, ipykernel"], {
+          env: childEnvironment(process.env),
+        }).status !== 0
       ) {
         throw new ToolError(
           `eval needs runbound's Python environment (jupyter_server, ipykernel), which is not installed in runbound's home (${this.#home}). Install it: ${setupCommand("python")}; then call eval again.`,
@@ -385,7 +396,11 @@ export class KernelFactory {
 export function pythonForCells(workdir: string, home: string): { python: string; notice?: string } {
   const own = homeLayout(home).python;
   const envs = projectEnvironments(workdir);
-  const withKernel = envs.find((env) => spawnSync(env.python, ["-c", "import ipykernel"]).status === 0);
+  // A check runs the project's interpreter: it gets the environment a child of the run gets, credentials dropped.
+  const scrubbed = childEnvironment(process.env);
+  const withKernel = envs.find(
+    (env) => spawnSync(env.python, ["-c", "import ipykernel"], { env: scrubbed }).status === 0,
+  );
   if (withKernel) return { python: withKernel.python };
   const first = envs[0];
   if (!first) return { python: own };

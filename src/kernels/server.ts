@@ -5,7 +5,7 @@
  * output itself).
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -30,6 +30,55 @@ KernelWebsocketHandler.open = _open_nodelay
 c.ZMQChannelsWebsocketConnection.limit_rate = False
 `;
 
+const FOLDER_PREFIX = "runbound-jupyter-";
+const OWNER_FILE = "owner";
+/** A folder without an owner file (made before there was one) is stale only when this old. */
+const UNOWNED_STALE_MS = 60 * 60 * 1000;
+
+/**
+ * Removes the private folders of servers whose host process is gone (killed before it could clean up): each names
+ * its owner's pid. Only this user's folders; a live owner's, or a pid that is alive again, is left alone.
+ */
+function sweepStaleFolders(): void {
+  let names: string[];
+  try {
+    names = readdirSync(tmpdir()).filter((n) => n.startsWith(FOLDER_PREFIX));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const dir = path.join(tmpdir(), name);
+    try {
+      const info = statSync(dir);
+      if (!info.isDirectory() || info.uid !== process.getuid?.()) continue;
+      const owner = Number(readFileSync(path.join(dir, OWNER_FILE), "utf8").trim());
+      if (Number.isInteger(owner) && owner > 0 && !alive(owner)) remove(dir);
+    } catch (error) {
+      // No owner file: a folder from before owners were written, stale once it is old.
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") continue;
+      const info = statSync(dir, { throwIfNoEntry: false });
+      if (info && Date.now() - info.mtimeMs > UNOWNED_STALE_MS) remove(dir);
+    }
+  }
+}
+
+function remove(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true });
+  } catch {
+    // Another process's to clean, then.
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 export interface KernelSpecFile {
   readonly name: string;
   readonly displayName: string;
@@ -43,7 +92,9 @@ export class JupyterServer {
   #settings: ServerConnection.ISettings | undefined;
 
   constructor() {
-    this.#home = mkdtempSync(path.join(tmpdir(), "runbound-jupyter-"));
+    sweepStaleFolders();
+    this.#home = mkdtempSync(path.join(tmpdir(), FOLDER_PREFIX));
+    writeFileSync(path.join(this.#home, OWNER_FILE), `${process.pid}\n`, { mode: 0o600 });
   }
 
   get settings(): ServerConnection.ISettings | undefined {
@@ -83,16 +134,18 @@ export class JupyterServer {
   ): Promise<ServerConnection.ISettings> {
     const share = path.join(this.#home, "share", "jupyter");
     for (const spec of specs) this.writeSpec(spec);
-    const config = path.join(this.#home, "jupyter_server_config.py");
-    writeFileSync(config, CONFIG);
+    // The token lives in the config file, in this 0700 folder, never in argv: /proc/<pid>/cmdline is readable by
+    // every user of the host, and with the token /api/kernels runs code as the run's user.
     const token = randomBytes(24).toString("hex");
+    const config = path.join(this.#home, "jupyter_server_config.py");
+    writeFileSync(config, `${CONFIG}c.IdentityProvider.token = ${JSON.stringify(token)}\n`, { mode: 0o600 });
     const deadline = Date.now() + timeoutMs;
     let url: string | undefined;
     // jupyter_server picks its port by binding, closing, and binding again later, so another process can take the
     // port in between (the server then exits), and it prints its URL before it listens. Start again when the port
     // was lost; answer only once a connection is accepted.
     for (let attempt = 1; !url; attempt++) {
-      const proc = this.#spawn(processes, python, workdir, config, share, token);
+      const proc = this.#spawn(processes, python, workdir, config, share);
       this.#process = proc;
       try {
         url = await listeningUrl(proc, deadline, timeoutMs);
@@ -119,7 +172,6 @@ export class JupyterServer {
     workdir: string,
     config: string,
     share: string,
-    token: string,
   ): TrackedProcess {
     return processes.spawn(
       "jupyter server",
@@ -133,7 +185,6 @@ export class JupyterServer {
         "--ServerApp.ip=127.0.0.1",
         "--ServerApp.port=0",
         "--ServerApp.port_retries=0",
-        `--IdentityProvider.token=${token}`,
         `--ServerApp.root_dir=${workdir}`,
       ],
       {

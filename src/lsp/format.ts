@@ -8,6 +8,7 @@ import type {
   MarkupContent,
 } from "vscode-languageserver-protocol";
 import { fileLines } from "../files/lines.js";
+import { within } from "./content-roots.js";
 import { uriPath } from "./diagnostics.js";
 
 export interface Place {
@@ -17,9 +18,28 @@ export interface Place {
   snippet: string;
 }
 
+/** The snippet of a location whose file lies outside the workdir and the library roots. */
+export const NOT_SHOWN = "(outside the workdir: not shown)";
+
 export class SnippetReader {
   readonly #cache = new Map<string, readonly string[] | undefined>();
-  constructor(readonly workdir: string) {}
+  readonly #shown = new Map<string, boolean>();
+  /** `roots`: where content may be quoted from besides the workdir (absent: the workdir only is not checked). */
+  constructor(
+    readonly workdir: string,
+    readonly roots?: readonly string[],
+  ) {}
+
+  /** Whether a file's content may appear in an answer: inside the workdir or a library root, by its real path. */
+  shows(file: string): boolean {
+    if (!this.roots) return true;
+    let shown = this.#shown.get(file);
+    if (shown === undefined) {
+      shown = within(file, [this.workdir, ...this.roots]);
+      this.#shown.set(file, shown);
+    }
+    return shown;
+  }
 
   rel(file: string): string {
     // Inside the workdir and already normal (no "." or ".." segments): the rest of the path, without path.relative.
@@ -43,7 +63,7 @@ export class SnippetReader {
       path: this.rel(file),
       line: range.start.line + 1,
       column: range.start.character + 1,
-      snippet: this.line(file, range.start.line),
+      snippet: this.shows(file) ? this.line(file, range.start.line) : NOT_SHOWN,
     };
   }
 }

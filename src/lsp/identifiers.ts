@@ -73,8 +73,17 @@ const GRAMMARS: Record<string, Grammar> = {
   },
 };
 
+/** Longer than any name a person reads as one. */
+export const MAX_IDENTIFIER = 255;
+
 /** Why `name` cannot be an identifier in `languageId`, or undefined when it can (or the language is not known). */
 export function identifierProblem(name: string, languageId: string): string | undefined {
+  if (name.length > MAX_IDENTIFIER)
+    return `is ${name.length.toLocaleString("en-US")} characters long; a name may have at most ${MAX_IDENTIFIER}`;
+  // Invisible in every editor, and a second name that looks like the first (JavaScript even allows ZWJ and ZWNJ).
+  const invisible = /\p{Cf}/u.exec(name);
+  if (invisible)
+    return `contains an invisible format character (U+${(invisible[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")} at character ${invisible.index + 1}); type the name without it`;
   const grammar = GRAMMARS[languageId];
   if (!grammar) return undefined;
   if (!grammar.shape.test(name)) return `is not a ${grammar.name} identifier (it must be ${grammar.rule})`;

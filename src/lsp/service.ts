@@ -22,9 +22,11 @@ import { type Fingerprint, fingerprint, unchanged } from "../files/fingerprint.j
 import { confine, confineExisting } from "../files/paths.js";
 import { rootsIn } from "../files/roots.js";
 import { plural } from "../files/text.js";
+import { visibleLine } from "../files/visible.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { fanOut } from "../signals.js";
 import type { LspClient } from "./client.js";
+import { libraryRoots } from "./content-roots.js";
 import {
   diagnosticsOf,
   type FileDiagnostics,
@@ -33,7 +35,7 @@ import {
   sortDiagnostics,
   uriPath,
 } from "./diagnostics.js";
-import { asLocations, hoverText, type Place, SnippetReader, SYMBOL_KINDS } from "./format.js";
+import { asLocations, hoverText, NOT_SHOWN, type Place, SnippetReader, SYMBOL_KINDS } from "./format.js";
 import { identifierProblem } from "./identifiers.js";
 import { DiagnosticsJournal } from "./journal.js";
 import { analyse, familyOf, locateSymbol, toEncoding } from "./positions.js";
@@ -185,7 +187,7 @@ export class Lsp {
     const t = await this.target(file, line, symbol);
     requireCapability(t.client, action);
     const where = describeTarget(t.target);
-    const reader = new SnippetReader(this.workdir);
+    const reader = new SnippetReader(this.workdir, libraryRoots(this.supervisor.home));
     const textDocument = { uri: t.client.documents.get(fileUri(t.file))?.uri ?? fileUri(t.file) };
     const timeout = this.supervisor.timeouts.requestMs;
     const server = t.client.spec.id;
@@ -204,6 +206,26 @@ export class Lsp {
         (await t.client.settled(timeout, 0, signal))
       ) {
         hover = await ask();
+      }
+      // A hover quotes the definition's file (a docstring, a literal type): when there is something to say, where
+      // the symbol is defined is asked too, so a hover is not the way to read a file outside the workdir.
+      if (hoverText(hover) && t.client.capabilities.definitionProvider) {
+        const defined = await t.client
+          .request<Location | Location[] | LocationLink[] | null>(
+            "textDocument/definition",
+            { textDocument, position: t.position },
+            timeout,
+            signal,
+          )
+          .catch(() => null);
+        const outside = asLocations(defined)
+          .map((loc) => uriPath("targetUri" in loc ? loc.targetUri : loc.uri))
+          .filter((file) => !reader.shows(file));
+        if (outside.length)
+          return {
+            text: `hover ${where}: the symbol is defined outside the workdir (${reader.rel(outside[0]!)}), so what the server says of it is not shown.`,
+            structured: { action, server, target: t.target, hover: NOT_SHOWN },
+          };
       }
       const text = hoverText(hover);
       return {
@@ -346,7 +368,7 @@ export class Lsp {
     args: { file?: string | undefined; query?: string | undefined },
     signal: AbortSignal,
   ): Promise<LspAnswer> {
-    const reader = new SnippetReader(this.workdir);
+    const reader = new SnippetReader(this.workdir, libraryRoots(this.supervisor.home));
     if (args.file !== undefined && args.query === undefined) {
       const confined = await confineExisting(this.workdir, args.file, "file");
       const { client, languageId } = await this.supervisor.clientFor(confined.real, confined.rel);
@@ -500,7 +522,7 @@ export class Lsp {
       throw new ToolError(
         "No project root of any known language was found in the workdir, so there is nothing to check.",
       );
-    const reader = new SnippetReader(this.workdir);
+    const reader = new SnippetReader(this.workdir, libraryRoots(this.supervisor.home));
     const rows: DiagnosticRow[] = [];
     const notes: string[] = [];
     let done = 0;
@@ -649,7 +671,11 @@ export class Lsp {
     const t = await this.target(file, line, symbol);
     requireCapability(t.client, "rename");
     const problem = identifierProblem(newName, t.languageId);
-    if (problem) throw new ToolError(`\`new_name\` "${newName}" ${problem}; nothing was changed.`);
+    if (problem) {
+      // Quoted as the model can read it back: clipped, and nothing invisible left invisible.
+      const shown = newName.length > 60 ? `${newName.slice(0, 60)}…` : newName;
+      throw new ToolError(`\`new_name\` "${visibleLine(shown)}" ${problem}; nothing was changed.`);
+    }
     if (newName === t.target.identifier)
       throw new ToolError(`\`new_name\` is the current name \`${newName}\`; nothing to rename.`);
     const textDocument = { uri: fileUri(t.file) };

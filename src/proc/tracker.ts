@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import path from "node:path";
+import { childEnvironment, type EnvPolicy } from "./environment.js";
 import { killAllOf, killTree, processesMarked } from "./tree.js";
 
 const SETPRIV =
@@ -79,30 +80,46 @@ for e in /proc/[0-9]*/environ; do
   if grep -qzx "${RUN_MARKER}=$1" "$e" 2>/dev/null; then p="\${e#/proc/}"; kill -KILL "\${p%/environ}" 2>/dev/null; fi
 done`;
 
+export interface SpawnWith extends SpawnOptions {
+  /** Names kept for this child although they look like credentials (a worker backend's own). */
+  readonly passEnv?: readonly string[];
+}
+
 export class ProcessTracker {
   readonly #live = new Map<number, TrackedProcess>();
   readonly #token = randomUUID();
+  readonly #env: EnvPolicy;
   #closed = false;
   #watchdog: ChildProcess | undefined;
 
-  /** Spawns a child in its own process group, tracked until it exits. */
-  spawn(label: string, command: string, args: readonly string[], options: SpawnOptions = {}): TrackedProcess {
+  /** `env`: what every child gets of the harness's environment (credentials are dropped unless passed). */
+  constructor(options: { readonly env?: EnvPolicy } = {}) {
+    this.#env = options.env ?? {};
+  }
+
+  /** Spawns a child in its own process group, tracked until it exits, with the run's environment policy applied. */
+  spawn(label: string, command: string, args: readonly string[], options: SpawnWith = {}): TrackedProcess {
     if (this.#closed) throw new Error(`cannot start ${label}: the run has ended`);
     if (!canExecute(command, options.env ?? process.env)) {
       throw new Error(`could not start ${label}: \`${command}\` did not start (not found or not executable)`);
     }
     this.#watch();
-    const env = { ...(options.env ?? process.env), [RUN_MARKER]: this.#token };
+    const { passEnv, ...spawnOptions } = options;
+    const base = childEnvironment(options.env ?? process.env, this.#env, passEnv);
+    const env = { ...base, [RUN_MARKER]: this.#token };
     // If this Node process dies without disposing (SIGKILL), its children get SIGTERM from the kernel: setpriv arms
     // the parent-death signal and then execs the command itself (same pid).
     const [cmd, argv] = SETPRIV
       ? [SETPRIV, ["--pdeathsig", "SIGTERM", "--", command, ...args]]
       : [command, [...args]];
-    const child = spawn(cmd, argv, { ...options, env, detached: true });
+    const child = spawn(cmd, argv, { ...spawnOptions, env, detached: true });
     // A failed spawn (ENOENT, EACCES) also emits 'error' later; without a listener that would crash the process.
     child.on("error", () => undefined);
     if (child.pid === undefined) {
-      throw new Error(`could not start ${label}: \`${command}\` did not start (not found or not executable)`);
+      const cwd = typeof options.cwd === "string" ? options.cwd : undefined;
+      const why =
+        cwd && !existsSync(cwd) ? `its working folder ${cwd} does not exist` : "not found or not executable";
+      throw new Error(`could not start ${label}: \`${command}\` did not start (${why})`);
     }
     const pid = child.pid;
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {

@@ -4,9 +4,9 @@
  */
 
 import { errorMessage } from "../errors.js";
+import { visibleLine, visibleText } from "../files/visible.js";
 import { deadline } from "../signals.js";
 import { type CardInput, checkReply, type QuestionOutcome, type QuestionPort } from "./card.js";
-import { visibleLine, visibleText } from "./visible.js";
 
 export interface QuestionDeskOptions {
   readonly port: QuestionPort;

@@ -356,6 +356,8 @@ function failedOutput(report: StopReport, session: DebugSession | undefined): st
 }
 
 export function describeStop(report: StopReport): string {
+  if (report.state === "exited" && report.error)
+    return `${report.error.replace(/^the/, "The")}; the program went with it. Launch again.`;
   if (report.state === "exited")
     return `The program exited${report.exit_code !== undefined ? ` with code ${report.exit_code}` : ""}. Its stdout/stderr: the output operation.`;
   if (report.state === "running")

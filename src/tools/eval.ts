@@ -1,9 +1,12 @@
 import { z } from "zod";
 import { ToolError } from "../errors.js";
 import { oneLine, plural, splitLines } from "../files/text.js";
+import { IMAGE_LIMIT } from "../kernels/cell.js";
 import { defineTool } from "../registry.js";
 
 const PROGRESS_EVERY_MS = 5000;
+
+const megabytes = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 
 export const evalTool = defineTool({
   name: "eval",
@@ -41,6 +44,12 @@ export const evalTool = defineTool({
         `\`description\` has ${words} word${words === 1 ? "" : "s"}; give 5-10 words saying what the cell does, e.g. "load the sales table and count rows".`,
       );
     }
+    // A lone surrogate cannot be encoded for the kernel: the Python kernel was lost 12-14 s later (seen).
+    const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.exec(args.code);
+    if (lone)
+      throw new ToolError(
+        `\`code\` contains a lone UTF-16 surrogate (U+${lone[0].charCodeAt(0).toString(16).toUpperCase()} at character ${lone.index + 1}), which no kernel can be sent; write it as an escape in the code instead (Python "\\ud800", JavaScript "\\uD800").`,
+      );
     const language = args.language ?? "python";
     // MCP clients give up on a call after minutes of silence: a long cell reports that it is still running.
     const started = Date.now();
@@ -83,9 +92,17 @@ export const evalTool = defineTool({
     if (result.text) lines.push(result.text.replace(/\n+$/, ""));
     if (result.images.length)
       lines.push(`(${result.images.length} image${result.images.length > 1 ? "s" : ""} below)`);
+    if (result.droppedImages)
+      lines.push(
+        `(${plural(result.droppedImages.count, "more image")}, ${megabytes(result.droppedImages.bytes)}, not sent: an answer carries at most ${IMAGE_LIMIT.count} images and ${megabytes(IMAGE_LIMIT.bytes)}. Save figures to files instead — fig.savefig("name.png") — and show the ones that matter one cell at a time.)`,
+      );
     if (result.error) lines.push(result.error.traceback || `${result.error.name}: ${result.error.value}`);
     if (result.status === "interrupted")
-      lines.push("The cell was interrupted: no output within the idle budget. The kernel's state is kept.");
+      lines.push(
+        result.interruptedBy === "limit"
+          ? `The cell was interrupted: it ran past the cell limit (${ctx.use("kernels").maxCellSeconds} s), output or not. The kernel's state is kept.`
+          : "The cell was interrupted: no output within the idle budget. The kernel's state is kept.",
+      );
     if (result.status === "died")
       lines.push(
         result.diedBecause

@@ -4,6 +4,7 @@
  * program, so it is offered only on the surfaces the harness declares it honours (default: full); the program
  * learns its surface from RUNBOUND_SURFACE and from `{surface}` in its arguments.
  */
+import type { EnvPolicy } from "../proc/environment.js";
 import { exitedAndDrained } from "../proc/tracker.js";
 import type { Surface } from "../surfaces.js";
 import type { WorkerBackend } from "./pool.js";
@@ -14,6 +15,8 @@ export interface CommandBackendOptions {
    * started in its own plan mode on plan. Default ["full"]: on plan and readonly vibe_spawn is refused.
    */
   readonly surfaces?: readonly Surface[];
+  /** What this program gets beyond the run's environment: credentials it needs (`pass`), values (`set`). */
+  readonly env?: EnvPolicy;
 }
 
 const OUTPUT_LIMIT = 64 * 1024;
@@ -30,7 +33,8 @@ export function commandBackend(
       const argv = args.map((arg) => arg.replaceAll("{surface}", context.surface));
       const proc = context.processes.spawn(`worker ${context.id}`, command, argv, {
         cwd: context.workdir,
-        env: { ...process.env, RUNBOUND_SURFACE: context.surface },
+        env: { ...process.env, ...options.env?.set, RUNBOUND_SURFACE: context.surface },
+        passEnv: [...(options.env?.pass ?? []), ...Object.keys(options.env?.set ?? {})],
         stdio: ["pipe", "pipe", "pipe"],
       });
       let stdout = "";

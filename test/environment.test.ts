@@ -1,0 +1,152 @@
+/**
+ * What a run's processes get of the harness's environment: no credentials — in a kernel's cells, a debuggee and its
+ * adapter, a language server, a worker — unless the harness passes them; values it sets arrive.
+ */
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { commandBackend, createRun, type Run } from "../src/index.js";
+import { childEnvironment, looksLikeCredential } from "../src/proc/environment.js";
+import { descendantsOf } from "../src/proc/tree.js";
+import { call, suiteWorkdir, textOf, track, workdirWith } from "./helpers.js";
+
+const SECRETS = {
+  OPENAI_API_KEY: "sk-openai-secret",
+  ANTHROPIC_API_KEY: "sk-ant-secret",
+  AWS_SECRET_ACCESS_KEY: "aws-secret",
+  GITHUB_TOKEN: "ghp-secret",
+  DB_PASSWORD_PROD: "hunter2",
+};
+const PLAIN = { RUNBOUND_TEST_PLAIN: "plain-value" };
+const label = "print what this process was given";
+
+/** A process's environment as the kernel shows it to its owner. */
+function environOf(pid: number): Record<string, string> {
+  const entries = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
+  return Object.fromEntries(entries.map((e) => [e.slice(0, e.indexOf("=")), e.slice(e.indexOf("=") + 1)]));
+}
+
+function expectScrubbed(env: Record<string, string>, what: string): void {
+  for (const name of Object.keys(SECRETS)) expect(env[name], `${what}: ${name}`).toBeUndefined();
+  expect(env.RUNBOUND_TEST_PLAIN, what).toBe("plain-value");
+}
+
+describe("the environment of a run's processes", () => {
+  const before = { ...process.env };
+  let run: Run;
+  let remove = async () => {};
+  beforeAll(async () => {
+    Object.assign(process.env, SECRETS, PLAIN);
+    const suite = await suiteWorkdir({
+      "pyproject.toml": "",
+      "show.py":
+        'import os\nprint(sorted(k for k in os.environ if k.endswith(("_KEY", "_TOKEN", "PLAIN"))))\nx = 1\n',
+    });
+    remove = suite.remove;
+    run = await createRun({
+      workdir: suite.dir,
+      conversationId: "env",
+      approver: "always",
+      vibe: { fast: commandBackend("sh", ["-c", "cat > /dev/null; env"]) },
+    });
+  });
+  afterAll(async () => {
+    await run.dispose();
+    await remove();
+    for (const name of [...Object.keys(SECRETS), ...Object.keys(PLAIN)]) delete process.env[name];
+    Object.assign(process.env, before);
+  });
+
+  it("names that look like credentials are dropped, the rest kept; pass and set are the harness's word", () => {
+    for (const name of [
+      "OPENAI_API_KEY",
+      "GH_TOKEN",
+      "NPM_TOKEN",
+      "AWS_ACCESS_KEY_ID",
+      "AZURE_CLIENT_SECRET",
+      "GOOGLE_APPLICATION_CREDENTIALS",
+      "PGPASSWORD",
+      "SSH_AUTH_SOCK",
+      "DATABASE_URL",
+      "SENTRY_DSN",
+      "HF_TOKEN",
+    ])
+      expect(looksLikeCredential(name), name).toBe(true);
+    for (const name of ["PATH", "HOME", "LANG", "VIRTUAL_ENV", "PYTHONPATH", "GOPATH", "TERM", "KEYBOARD"])
+      expect(looksLikeCredential(name), name).toBe(false);
+    expect(
+      childEnvironment(
+        { OPENAI_API_KEY: "k", GH_TOKEN: "t", PATH: "/bin" },
+        { pass: ["GH_TOKEN"], set: { X: "1" } },
+      ),
+    ).toEqual({ GH_TOKEN: "t", PATH: "/bin", X: "1" });
+  });
+
+  it("a kernel's cells, a debuggee and its adapter, a language server and a worker hold none", async () => {
+    const client = await run.link({ surface: "full" });
+    const cell = await call(client, "eval", {
+      code: "import os, json\nprint(json.dumps(dict(os.environ)))",
+      description: label,
+    });
+    expectScrubbed(JSON.parse(textOf(cell)), "a Python cell");
+    const jsCell = await call(client, "eval", {
+      code: "console.log(JSON.stringify(Deno.env.toObject()))",
+      language: "javascript",
+      description: label,
+    });
+    expectScrubbed(JSON.parse(textOf(jsCell)), "a JavaScript cell");
+
+    await call(client, "debug", { operation: "breakpoints", file: "show.py", lines: [3] });
+    const stopped = textOf(await call(client, "debug", { operation: "launch", program: "show.py" }));
+    expect(stopped).toMatch(/show\.py:3/);
+    const output = textOf(await call(client, "debug", { operation: "output" }));
+    expect(output).toContain("['RUNBOUND_TEST_PLAIN']");
+    const adapter = run.processes.running().find((p) => p.label === "debugpy debug adapter")!;
+    expectScrubbed(environOf(adapter.pid), "the debugpy adapter");
+    for (const pid of await descendantsOf(adapter.pid))
+      expectScrubbed(environOf(pid), `the debuggee (${pid})`);
+    await call(client, "debug", { operation: "terminate" });
+
+    await call(client, "lsp", { action: "hover", file: "show.py", line: 3, symbol: "x" });
+    const server = run.processes.running().find((p) => p.label === "pyright language server")!;
+    expectScrubbed(environOf(server.pid), "pyright");
+
+    await call(client, "vibe_spawn", { brief: "print your environment", label: "env" });
+    const waited = await call(client, "vibe_wait", { worker_id: "w1", timeout_seconds: 30 });
+    const result = (waited.structuredContent as { worker: { result: string } }).worker.result;
+    expect(result).toContain("RUNBOUND_TEST_PLAIN=plain-value");
+    for (const value of Object.values(SECRETS)) expect(result).not.toContain(value);
+  });
+
+  it("what the harness passes and sets arrives: in the run's processes, and per worker backend", async () => {
+    const dir = await workdirWith();
+    const own = track(
+      await createRun({
+        workdir: dir,
+        approver: "always",
+        lsp: false,
+        env: { pass: ["OPENAI_API_KEY"], set: { RUNBOUND_TEST_SET: "set-value" } },
+        vibe: {
+          fast: commandBackend("sh", ["-c", "cat > /dev/null; env"], {
+            env: { pass: ["GITHUB_TOKEN"], set: { WORKER_ONLY_TOKEN: "w-token" } },
+          }),
+        },
+      }),
+    );
+    const client = await own.link({ surface: "full" });
+    const cell = await call(client, "eval", {
+      code: "import os, json\nprint(json.dumps(dict(os.environ)))",
+      description: label,
+    });
+    const env = JSON.parse(textOf(cell)) as Record<string, string>;
+    expect(env.OPENAI_API_KEY).toBe("sk-openai-secret");
+    expect(env.RUNBOUND_TEST_SET).toBe("set-value");
+    expect(env.GITHUB_TOKEN).toBeUndefined();
+    await call(client, "vibe_spawn", { brief: "print your environment", label: "env" });
+    const waited = await call(client, "vibe_wait", { worker_id: "w1", timeout_seconds: 30 });
+    const result = (waited.structuredContent as { worker: { result: string } }).worker.result;
+    expect(result).toContain("GITHUB_TOKEN=ghp-secret");
+    expect(result).toContain("WORKER_ONLY_TOKEN=w-token");
+    expect(result).toContain("OPENAI_API_KEY=sk-openai-secret");
+    expect(result).not.toContain("ANTHROPIC_API_KEY");
+  });
+});
