@@ -85,6 +85,13 @@ export interface RunOptions {
    * `*PASSWORD*`, `AWS_*`, an SSH agent, …), plus `pass` (names to keep anyway) and `set` (values to add).
    */
   readonly env?: EnvPolicy;
+  /**
+   * Whether the workspace's own code may run on read-tier calls: `"workspace"` trusts it (its node_modules/.bin and
+   * .venv language servers, rust-analyzer's build scripts and proc macros, cargo check). Absent: untrusted —
+   * runbound's own servers only, with those off; `lsp status` says what that changes. (Exec-tier tools — eval,
+   * debug, command workers — run code by nature, on approval.)
+   */
+  readonly trust?: "workspace";
 }
 
 export interface LinkOptions {
@@ -171,6 +178,7 @@ export class Run {
         this.processes,
         this.home,
         typeof options.lsp === "object" ? options.lsp : {},
+        options.trust === "workspace",
       );
       this.#resources.lsp = lsp;
       this.#hooks.push({

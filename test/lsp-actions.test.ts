@@ -12,7 +12,7 @@ describe("lsp actions over the sample workspace", () => {
   beforeAll(async () => {
     const copy = await workspaceCopy();
     remove = copy.remove;
-    run = await createRun({ workdir: copy.dir, approver: "always" });
+    run = await createRun({ workdir: copy.dir, approver: "always", trust: "workspace" });
   });
   afterAll(async () => {
     await run.dispose();

@@ -42,6 +42,15 @@ export interface ServerSpec {
    * `code_actions`, with a count, since an agent can do nothing with them (gopls lists six on any Go line).
    */
   readonly browseActionKinds?: readonly string[];
+  /**
+   * In an untrusted workspace: what replaces the settings above so the server runs none of the project's code
+   * (rust-analyzer: no build scripts, proc macros or cargo check), and why, for `status`.
+   */
+  readonly untrusted?: {
+    readonly settings?: Readonly<Record<string, unknown>>;
+    readonly initializationOptions?: Readonly<Record<string, unknown>>;
+    readonly note: string;
+  };
 }
 
 export type TypeScriptServer = "tsgo" | "typescript-language-server";
@@ -56,6 +65,13 @@ export interface CatalogOptions {
   /** Embedded binaries runbound resolves from its own dependencies. */
   readonly embedded: { tsgo(): string | undefined; tsserverPath(): string | undefined };
 }
+
+/** rust-analyzer's settings that keep it from building and running the project's build.rs and proc macros. */
+const RUST_WITHOUT_PROJECT_CODE = {
+  cargo: { buildScripts: { enable: false } },
+  procMacro: { enable: false },
+  checkOnSave: false,
+};
 
 const TS_LANGUAGES = {
   ".ts": "typescript",
@@ -159,6 +175,11 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
       // check begun after the save has ended, so a longer bound costs only when no check comes (then: stale).
       checkOnSaveMs: 8000,
       install: `${setupCommand("rust-analyzer")} (rustup component add rust-analyzer)`,
+      untrusted: {
+        initializationOptions: RUST_WITHOUT_PROJECT_CODE,
+        settings: { "rust-analyzer": RUST_WITHOUT_PROJECT_CODE },
+        note: "rust-analyzer runs without build scripts, proc macros and cargo check (each runs the project's code); type errors that only cargo check finds are not reported",
+      },
     },
     {
       id: "dart",

@@ -17,12 +17,14 @@ export interface CheckRun {
   readonly command: string;
   readonly rows: DiagnosticRow[];
   /** "fresh" when the checker finished; otherwise why not. */
-  readonly outcome: "fresh" | "timed out" | "failed" | "no checker";
+  readonly outcome: "fresh" | "timed out" | "failed" | "no checker" | "not run";
   readonly note?: string;
 }
 
 interface Checker {
   readonly binary: string;
+  /** It builds and runs the project's own code (cargo check: build.rs, proc macros): only in a trusted workspace. */
+  readonly runsProjectCode?: boolean;
   /** The checker runbound ships (an npm dependency), used when the project has none of its own. */
   readonly embedded?: () => string | undefined;
   args(root: string): string[] | undefined;
@@ -93,6 +95,7 @@ const CHECKERS: Record<string, Checker> = {
   },
   "rust-analyzer": {
     binary: "cargo",
+    runsProjectCode: true,
     args: () => ["check", "--quiet", "--message-format=json"],
     parse: (out, root) =>
       out
@@ -153,6 +156,7 @@ export async function runCheck(
   processes: ProcessTracker,
   signal: AbortSignal,
   home: string,
+  trusted: boolean,
 ): Promise<CheckRun> {
   const checker = CHECKERS[spec.id === "typescript-language-server" ? "tsgo" : spec.id];
   const noChecker = (note: string): CheckRun => ({
@@ -166,11 +170,19 @@ export async function runCheck(
   if (!checker) return noChecker(`${spec.name} has no project-wide checker; ask for diagnostics per file`);
   const args = checker.args(root);
   if (!args) return noChecker(`the checker needs ${checker.needs}`);
+  if (checker.runsProjectCode && !trusted)
+    return {
+      ...noChecker(
+        `${checker.binary} ${args[0]} builds and runs the project's build scripts and proc macros, and the workspace is not trusted (createRun({ trust: "workspace" }) runs it)`,
+      ),
+      outcome: "not run",
+    };
   const resolved = resolveBinary(
     { name: checker.binary, args, ...(checker.embedded ? { embedded: checker.embedded } : {}) },
     root,
     workdir,
     home,
+    { project: trusted },
   );
   if (!resolved)
     return {

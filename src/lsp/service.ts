@@ -132,13 +132,21 @@ export class Lsp {
   readonly journal = new DiagnosticsJournal();
   readonly workdir: string;
   readonly #processes: ProcessTracker;
+  /** Servers whose answer already told what an untrusted workspace changes for them. */
+  readonly #toldTrust = new Set<string>();
   /** "Cannot serve" reasons already told after a write: said once per run, not on every write. */
   readonly #toldUnavailable = new Set<string>();
 
-  constructor(workdir: string, processes: ProcessTracker, home: string, options: LspOptions = {}) {
+  constructor(
+    workdir: string,
+    processes: ProcessTracker,
+    home: string,
+    options: LspOptions = {},
+    trusted = false,
+  ) {
     this.workdir = workdir;
     this.#processes = processes;
-    this.supervisor = new LspSupervisor(workdir, processes, home, options);
+    this.supervisor = new LspSupervisor(workdir, processes, home, options, trusted);
   }
 
   /** Finds the file's server and the symbol's position on the line; the document is synced first. */
@@ -177,7 +185,27 @@ export class Lsp {
     return { client, languageId, file: confined.real, position, target };
   }
 
-  async navigate(
+  /** An action's answer, told once per server what an untrusted workspace changes for it. */
+  async navigate(...args: Parameters<Lsp["navigateUntold"]>): Promise<LspAnswer> {
+    const answer = await this.navigateUntold(...args);
+    const server = (answer.structured as { server?: string }).server;
+    const spec = this.supervisor.specs.find((s) => s.id === server);
+    if (!spec || this.supervisor.trusted || this.#toldTrust.has(spec.id)) return answer;
+    this.#toldTrust.add(spec.id);
+    const own = spec.untrusted?.note;
+    const skipped = this.supervisor
+      .trustNotes()
+      .filter((note) => spec.candidates.some((c) => note.includes(`own ${c.name} `)));
+    const notes = [...skipped, ...(own ? [own] : [])];
+    return notes.length
+      ? {
+          ...answer,
+          text: `${answer.text}\n(workspace not trusted: ${notes.join("; ")}; lsp status says more)`,
+        }
+      : answer;
+  }
+
+  async navigateUntold(
     action: NavigationAction,
     file: string,
     line: number,
@@ -532,7 +560,15 @@ export class Lsp {
         total: jobs.length,
         message: `${spec.id} in ${reader.rel(root) || "."}`,
       });
-      const run = await runCheck(spec, root, this.workdir, this.#processes, signal, this.supervisor.home);
+      const run = await runCheck(
+        spec,
+        root,
+        this.workdir,
+        this.#processes,
+        signal,
+        this.supervisor.home,
+        this.supervisor.trusted,
+      );
       done++;
       const where = `${spec.id} @ ${reader.rel(root) || "."}`;
       if (run.outcome !== "fresh") notes.push(`${where}: ${run.outcome}${run.note ? ` (${run.note})` : ""}`);
@@ -744,7 +780,14 @@ export class Lsp {
       .filter((a) => !running.some((r) => r.id === a.id))
       .map((a) => `  ${a.id}: can serve ${a.roots.join(", ")} (starts on first use)`);
     const missing = unavailable.map((u) => `  ${u.id}: ${u.reason}`);
+    const trust = this.supervisor.trustNotes();
     const text = [
+      ...(trust.length
+        ? [
+            'Workspace not trusted (createRun({ trust: "workspace" }) trusts it): none of its code runs here —',
+            ...trust.map((note) => `  ${note}`),
+          ]
+        : []),
       running.length ? "Running:" : "Running: none",
       ...rows,
       ...(idle.length ? ["Available:", ...idle] : []),

@@ -71,7 +71,17 @@ export class LspSupervisor {
   readonly #handles = new Map<string, Handle>();
   #disposed = false;
 
-  constructor(workdir: string, processes: ProcessTracker, home: string, options: LspOptions = {}) {
+  /**
+   * `trusted`: the workspace's own code may run — its node_modules/.bin and .venv servers, rust-analyzer's build
+   * scripts and proc macros, cargo check. Untrusted (the default), runbound's own servers only, with those off.
+   */
+  constructor(
+    workdir: string,
+    processes: ProcessTracker,
+    home: string,
+    options: LspOptions = {},
+    readonly trusted = false,
+  ) {
     this.#workdir = workdir;
     this.#processes = processes;
     this.home = home;
@@ -80,7 +90,8 @@ export class LspSupervisor {
       embedded: { tsgo: tsgoBinary, tsserverPath },
     });
     const overrides = options.servers ?? [];
-    this.specs = [...base.filter((s) => !overrides.some((o) => o.id === s.id)), ...overrides];
+    const specs = [...base.filter((s) => !overrides.some((o) => o.id === s.id)), ...overrides];
+    this.specs = trusted ? specs : specs.map(withoutProjectCode);
     this.timeouts = { startMs: 30_000, requestMs: 15_000, diagnosticsMs: 10_000, ...options.timeouts };
   }
 
@@ -150,7 +161,7 @@ export class LspSupervisor {
 
   async #start(handle: Handle): Promise<LspClient> {
     const resolved = handle.spec.candidates
-      .map((c) => resolveBinary(c, handle.root, this.#workdir, this.home))
+      .map((c) => resolveBinary(c, handle.root, this.#workdir, this.home, { project: this.trusted }))
       .find((r) => r !== undefined);
     if (!resolved) {
       throw new ToolError(
@@ -246,9 +257,25 @@ export class LspSupervisor {
     const roots = rootsIn(this.#workdir, spec.rootMarkers);
     const at = roots[0] ?? this.#workdir;
     const resolved = spec.candidates
-      .map((c) => resolveBinary(c, at, this.#workdir, this.home))
+      .map((c) => resolveBinary(c, at, this.#workdir, this.home, { project: this.trusted }))
       .find((r) => r !== undefined);
     return { roots, resolved };
+  }
+
+  /** What an untrusted workspace changes here, one line each (nothing when trusted). */
+  trustNotes(): string[] {
+    if (this.trusted) return [];
+    const notes: string[] = [];
+    for (const spec of this.specs) {
+      const roots = rootsIn(this.#workdir, spec.rootMarkers);
+      if (roots.length === 0) continue;
+      const own = spec.candidates
+        .map((c) => resolveBinary(c, roots[0]!, this.#workdir, this.home, { project: true }))
+        .find((r) => r?.from === "project");
+      if (own) notes.push(`the project's own ${path.basename(own.command)} is not run (runbound's is)`);
+      if (spec.untrusted) notes.push(spec.untrusted.note);
+    }
+    return notes;
   }
 
   status(): {
@@ -303,4 +330,17 @@ export class LspSupervisor {
     const rel = path.relative(this.#workdir, dir);
     return rel === "" ? "." : rel;
   }
+}
+
+/** A server spec as it runs in an untrusted workspace: its untrusted settings, no wait for a check on save. */
+function withoutProjectCode(spec: ServerSpec): ServerSpec {
+  if (!spec.untrusted) return spec;
+  const { checkOnSaveMs: _check, ...rest } = spec;
+  return {
+    ...rest,
+    ...(spec.untrusted.settings ? { settings: spec.untrusted.settings } : {}),
+    ...(spec.untrusted.initializationOptions
+      ? { initializationOptions: spec.untrusted.initializationOptions }
+      : {}),
+  };
 }

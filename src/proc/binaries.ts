@@ -63,13 +63,20 @@ export function searchDirs(
   return dirs;
 }
 
+/**
+ * `project: false` (an untrusted workspace): the project's own binaries are not run — a repository's
+ * node_modules/.bin or .venv/bin is its code.
+ */
 export function resolveBinary(
   candidate: BinaryCandidate,
   root: string,
   workdir: string,
   home: string,
+  options: { readonly project?: boolean } = {},
 ): Resolved | undefined {
-  const dirs = searchDirs(root, workdir, home);
+  const dirs = searchDirs(root, workdir, home).filter(
+    (d) => options.project !== false || d.from !== "project",
+  );
   const embedded = candidate.embedded?.();
   const ours = (): Resolved | undefined => {
     if (embedded && isNodeScript(embedded))
