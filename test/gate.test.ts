@@ -15,6 +15,22 @@ import { call, textOf, track, treeOf, workdirWith } from "./helpers.js";
 
 const writeArgs = { path: "new.txt", content: "hello\n" };
 
+/** A run whose approver records every request and denies it with `reason`. */
+async function denyingRun(reason: string) {
+  const workdir = await workdirWith();
+  const seen: ApprovalRequest[] = [];
+  const run = track(
+    await createRun({
+      workdir,
+      approver: async (request) => {
+        seen.push(request);
+        return { allow: false, reason };
+      },
+    }),
+  );
+  return { workdir, seen, run };
+}
+
 describe("the approval gate on the full surface", () => {
   it("fails closed with no approver and no question port: nothing is written, and the error says why", async () => {
     const workdir = await workdirWith();
@@ -37,17 +53,7 @@ describe("the approval gate on the full surface", () => {
   });
 
   it("an approver function sees what the call would do, and its denial reaches the model", async () => {
-    const workdir = await workdirWith();
-    const seen: ApprovalRequest[] = [];
-    const run = track(
-      await createRun({
-        workdir,
-        approver: async (request) => {
-          seen.push(request);
-          return { allow: false, reason: "policy forbids writes on Fridays" };
-        },
-      }),
-    );
+    const { workdir, seen, run } = await denyingRun("policy forbids writes on Fridays");
     const result = await call(await run.link({ surface: "full" }), "write", writeArgs);
     expect(textOf(result)).toBe(
       "Not done: write needs approval on the full surface, and policy forbids writes on Fridays. Do not retry the same call.",
@@ -67,17 +73,7 @@ describe("the approval gate on the full surface", () => {
   });
 
   it("an eval approval carries the code itself, clipped with a count, and the call's arguments", async () => {
-    const workdir = await workdirWith();
-    const seen: ApprovalRequest[] = [];
-    const run = track(
-      await createRun({
-        workdir,
-        approver: async (request) => {
-          seen.push(request);
-          return { allow: false, reason: "not now" };
-        },
-      }),
-    );
+    const { seen, run } = await denyingRun("not now");
     const code = `import os\nprint(os.environ["OPENAI_API_KEY"])\n${"x = 1\n".repeat(100)}`;
     const args = { code, description: "print a few harmless numbers for you" };
     await call(await run.link({ surface: "full" }), "eval", args);
