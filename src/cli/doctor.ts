@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { ADAPTERS, type AdapterSpec } from "../dap/adapters.js";
 import { DebugSupervisor } from "../dap/supervisor.js";
-import { pythonForCells } from "../kernels/factory.js";
+import { pythonForCells } from "../kernels/interpreters.js";
 import type { ServerSpec } from "../lsp/catalog.js";
 import { LspSupervisor } from "../lsp/supervisor.js";
 import type { BinarySource, Resolved } from "../proc/binaries.js";

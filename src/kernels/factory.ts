@@ -17,6 +17,7 @@ import { setupCommand } from "../setup/components.mjs";
 import { homeLayout } from "../setup/home.mjs";
 import { denoBinary } from "../setup/npm.js";
 import { BRIDGE_PREFIX, type CellResult, runCell } from "./cell.js";
+import { pythonForCells } from "./interpreters.js";
 import { outsideRunLogger, withRunLogger } from "./library-console.js";
 import { JupyterServer, type KernelSpecFile } from "./server.js";
 
@@ -387,38 +388,4 @@ export class KernelFactory {
     if (choice.notice) this.#notices.set(language, choice.notice);
     else this.#notices.delete(language);
   }
-}
-
-/**
- * The interpreter Python cells run in: the project's when it has ipykernel; else runbound's, with a notice when the
- * project has an environment of its own (its packages are then not importable in cells).
- */
-export function pythonForCells(workdir: string, home: string): { python: string; notice?: string } {
-  const own = homeLayout(home).python;
-  const envs = projectEnvironments(workdir);
-  // A check runs the project's interpreter: it gets the environment a child of the run gets, credentials dropped.
-  const scrubbed = childEnvironment(process.env);
-  const withKernel = envs.find(
-    (env) => spawnSync(env.python, ["-c", "import ipykernel"], { env: scrubbed }).status === 0,
-  );
-  if (withKernel) return { python: withKernel.python };
-  const first = envs[0];
-  if (!first) return { python: own };
-  return {
-    python: own,
-    notice: `this kernel runs in runbound's Python environment, not in ${first.label}: it has no ipykernel, so the project's packages are not importable here. To run cells in the project's environment: ${first.python} -m pip install ipykernel, then eval with reset: true`,
-  };
-}
-
-/** The project's own environments, in the order they are preferred: VIRTUAL_ENV, then .venv, then venv. */
-function projectEnvironments(workdir: string): { python: string; label: string }[] {
-  const candidates = [
-    { dir: process.env.VIRTUAL_ENV, label: "VIRTUAL_ENV" },
-    { dir: path.join(workdir, ".venv"), label: "the project's .venv" },
-    { dir: path.join(workdir, "venv"), label: "the project's venv" },
-  ];
-  return candidates
-    .filter((c): c is { dir: string; label: string } => Boolean(c.dir))
-    .map((c) => ({ python: path.join(c.dir, "bin", "python"), label: c.label }))
-    .filter((c) => existsSync(c.python));
 }
