@@ -219,6 +219,40 @@ describe("ast_grep scope", () => {
     );
   });
 
+  it("a file over the per-file limit is skipped and named; alone, nothing is searched and the answer says why", async () => {
+    const workdir = await workdirWith({ "a.js": "f(1)\n", "big.js": "f(2);\n".repeat(2000) });
+    const run = track(
+      await createRun({
+        workdir,
+        approver: "always",
+        lsp: false,
+        kernels: false,
+        grammars: { maxFileKB: 4 },
+      }),
+    );
+    const client = await run.link({ surface: "full" });
+    const skipped =
+      "1 file over the 4 KB a search parses per file was skipped: big.js (12 KB) (minified or generated code, most often; the harness raises the limit with grammars.maxFileKB).";
+    const all = textOf(await call(client, "ast_grep", { pattern: "f($X)", language: "javascript" }));
+    expect(all).toMatch(/^1 match in 1 file \(searched 1 javascript file under \./);
+    expect(all.split("\n").at(-1)).toBe(skipped);
+    const alone = await call(client, "ast_grep", { pattern: "f($X)", path: "big.js" });
+    expect(alone.isError).toBe(true);
+    expect(textOf(alone)).toBe(`Nothing was searched: ${skipped}`);
+    expect(
+      textOf(await call(client, "ast_edit", { pattern: "f($X)", rewrite: "g($X)", language: "javascript" })),
+    ).toContain(skipped);
+  });
+
+  it("an ast_edit past 5,000 replacements is refused with the count, nothing staged", async () => {
+    const { edit } = await astClient({ "many.js": "f(1);\n".repeat(5001) });
+    const result = await edit({ pattern: "f($X)", rewrite: "g($X)", language: "javascript" });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe(
+      "The pattern matches 5,001 places in 1 file, more than the 5,000 one ast_edit stages; nothing was staged. Narrow `path` or the pattern, and rewrite in parts.",
+    );
+  });
+
   it("a lone multi metavariable is the pattern's fault, said as such (it read as a fault of runbound)", async () => {
     const { grep, edit } = await astClient({ "a.py": "f(1, 2)\n", "b.js": "f(1)\n" });
     const alone =
