@@ -189,14 +189,12 @@ export class Lsp {
   async navigate(...args: Parameters<Lsp["navigateUntold"]>): Promise<LspAnswer> {
     const answer = await this.navigateUntold(...args);
     const server = (answer.structured as { server?: string }).server;
-    const spec = this.supervisor.specs.find((s) => s.id === server);
-    if (!spec || this.supervisor.trusted || this.#toldTrust.has(spec.id)) return answer;
-    this.#toldTrust.add(spec.id);
-    const own = spec.untrusted?.note;
-    const skipped = this.supervisor
+    if (!server || this.supervisor.trusted || this.#toldTrust.has(server)) return answer;
+    this.#toldTrust.add(server);
+    const notes = this.supervisor
       .trustNotes()
-      .filter((note) => spec.candidates.some((c) => note.includes(`own ${c.name} `)));
-    const notes = [...skipped, ...(own ? [own] : [])];
+      .filter((t) => t.id === server)
+      .map((t) => t.note);
     return notes.length
       ? {
           ...answer,
@@ -785,7 +783,7 @@ export class Lsp {
       ...(trust.length
         ? [
             'Workspace not trusted (createRun({ trust: "workspace" }) trusts it): none of its code runs here —',
-            ...trust.map((note) => `  ${note}`),
+            ...trust.map((t) => `  ${t.note}`),
           ]
         : []),
       running.length ? "Running:" : "Running: none",

@@ -262,18 +262,22 @@ export class LspSupervisor {
     return { roots, resolved };
   }
 
-  /** What an untrusted workspace changes here, one line each (nothing when trusted). */
-  trustNotes(): string[] {
+  /** What an untrusted workspace changes here, per server (nothing when trusted). */
+  trustNotes(): { id: string; note: string }[] {
     if (this.trusted) return [];
-    const notes: string[] = [];
+    const notes: { id: string; note: string }[] = [];
     for (const spec of this.specs) {
       const roots = rootsIn(this.#workdir, spec.rootMarkers);
       if (roots.length === 0) continue;
       const own = spec.candidates
         .map((c) => resolveBinary(c, roots[0]!, this.#workdir, this.home, { project: true }))
         .find((r) => r?.from === "project");
-      if (own) notes.push(`the project's own ${path.basename(own.command)} is not run (runbound's is)`);
-      if (spec.untrusted) notes.push(spec.untrusted.note);
+      if (own)
+        notes.push({
+          id: spec.id,
+          note: `the project's own ${path.basename(own.command)} is not run (runbound's is)`,
+        });
+      if (spec.untrusted) notes.push({ id: spec.id, note: spec.untrusted.note });
     }
     return notes;
   }

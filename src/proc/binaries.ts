@@ -4,9 +4,9 @@
  * `runbound setup` installs), then PATH — including versioned names such as clangd-14. A rustup proxy whose
  * component is not installed does not count.
  */
-import { accessSync, constants, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import path from "node:path";
-import { onPath } from "../setup/components.mjs";
+import { executable, onPath } from "../setup/components.mjs";
 import { homeLayout } from "../setup/home.mjs";
 import { isNodeScript } from "../setup/npm.js";
 
@@ -32,15 +32,6 @@ export interface Resolved {
 function sameFile(a: string, b: string): boolean {
   try {
     return realpathSync(a) === realpathSync(b);
-  } catch {
-    return false;
-  }
-}
-
-function executable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
   } catch {
     return false;
   }

@@ -44,8 +44,11 @@ function output(command, args, options = {}) {
   return r.status === 0 ? `${r.stdout ?? ""}${r.stderr ?? ""}` : undefined;
 }
 
-/** @param {string} file */
-function executable(file) {
+/**
+ * Whether a file may be executed by this user.
+ * @param {string} file
+ */
+export function executable(file) {
   try {
     accessSync(file, constants.X_OK);
     return true;
