@@ -145,6 +145,7 @@ export class Run {
     if (options.grammars !== false)
       this.#resources.grammars = new AstEngine(
         workdir,
+        this.processes,
         typeof options.grammars === "object" ? options.grammars : {},
       );
     if (options.vibe) {

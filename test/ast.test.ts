@@ -253,6 +253,17 @@ describe("ast_grep scope", () => {
     );
   });
 
+  it("a template that repeats a large capture cannot grow a file without bound: refused, nothing staged", async () => {
+    const { workdir, edit } = await astClient({ "a.js": `f("${"x".repeat(5000)}");\n` });
+    const before = await treeOf(workdir);
+    const result = await edit({ pattern: "f($A)", rewrite: Array(300).fill("$A").join("+"), path: "a.js" });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe(
+      "The rewrite would make a.js more than 1.0 MB (it is 5 KB); nothing was staged. A template that repeats a large capture grows the file: rewrite less at once.",
+    );
+    expect(await treeOf(workdir)).toEqual(before);
+  });
+
   it("a lone multi metavariable is the pattern's fault, said as such (it read as a fault of runbound)", async () => {
     const { grep, edit } = await astClient({ "a.py": "f(1, 2)\n", "b.js": "f(1)\n" });
     const alone =

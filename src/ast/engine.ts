@@ -10,10 +10,13 @@ import { ToolError } from "../errors.js";
 import { commitChanges } from "../files/commit.js";
 import { confine, toPosix } from "../files/paths.js";
 import { plural } from "../files/text.js";
+import type { ProcessTracker } from "../proc/tracker.js";
 import { type CompiledPattern, compilePattern } from "./compile.js";
 import { SearchPool, WORKERS } from "./pool.js";
-import { renderRewrite, templateNames } from "./rewrite.js";
-import { type AstMatch, type FileMatches, type FileRef, type SearchPlace, searchFiles } from "./search.js";
+import { templateNames } from "./rewrite.js";
+import { type AstMatch, type FileRef, type SearchPlace, searchFiles } from "./search.js";
+import { snippet } from "./snippet.js";
+import { MAX_PREVIEW, MAX_REPLACEMENTS } from "./staging.js";
 import { TreeCache } from "./tree-cache.js";
 import { sourceFiles } from "./walk.js";
 
@@ -36,8 +39,8 @@ interface StagedEdit {
   readonly replacements: number;
 }
 
-const MAX_PREVIEW = 12;
 const MAX_APPLIED_LISTED = 20;
+const MAX_OVERLAPS_NAMED = 20;
 
 export interface GrammarOptions {
   /**
@@ -53,9 +56,6 @@ export interface GrammarOptions {
   readonly maxFileKB?: number;
 }
 
-/** The most replacements one ast_edit stages: past it the edit is refused with the count. */
-const MAX_REPLACEMENTS = 5000;
-
 /** What a search cost: files parsed now, files whose tree an earlier search kept. */
 export interface SearchCost {
   readonly parsed: number;
@@ -64,6 +64,7 @@ export interface SearchCost {
 
 export class AstEngine {
   readonly #workdir: string;
+  readonly #processes: ProcessTracker;
   readonly #maxFileBytes: number;
   readonly #staged = new Map<string, StagedEdit>();
   readonly #pool: SearchPool;
@@ -72,8 +73,10 @@ export class AstEngine {
   readonly #ended = new Map<string, string>();
   #next = 1;
 
-  constructor(workdir: string, options: GrammarOptions = {}) {
+  /** `processes`: where a search process for files over a megabyte is started (and ended with the run). */
+  constructor(workdir: string, processes: ProcessTracker, options: GrammarOptions = {}) {
     this.#workdir = workdir;
+    this.#processes = processes;
     this.#maxFileBytes = (options.maxFileKB ?? 1024) * 1024;
     if (!Number.isFinite(this.#maxFileBytes) || this.#maxFileBytes <= 0)
       throw new TypeError(`grammars.maxFileKB must be a number of kilobytes > 0, got ${options.maxFileKB}`);
@@ -175,7 +178,7 @@ export class AstEngine {
   async search(args: ScopeArgs & { max_results?: number | undefined }, signal: AbortSignal) {
     const { grammar, files, where, compiled, skipped } = await this.#scope(args);
     const limit = args.max_results ?? 50;
-    const outcome = await searchFiles(files, grammar, compiled, signal, this.#place(), false, limit);
+    const outcome = await searchFiles(files, grammar, compiled, signal, this.#place(), { keep: limit });
     const total = outcome.files.reduce((n, f) => n + f.total, 0);
     const shown = outcome.files.flatMap((f) => f.matches).slice(0, limit);
     const how = `the pattern parsed as ${describeRung(compiled)}`;
@@ -216,35 +219,29 @@ export class AstEngine {
         `\`rewrite\` uses ${unknown.map((n) => `$${n}`).join(", ")}, which the pattern does not bind (it binds ${[...bound].map((n) => `$${n}`).join(", ") || "nothing"}). Nothing was staged.`,
       );
     }
-    const outcome = await searchFiles(files, grammar, compiled, signal, this.#place(), true);
-    const staged: StagedFile[] = [];
-    const overlaps: string[] = [];
-    const preview: string[] = [];
-    const outer = outcome.files.map((found) => ({ found, kept: outermost(found, overlaps) }));
-    const count = outer.reduce((n, f) => n + f.kept.length, 0);
+    const outcome = await searchFiles(files, grammar, compiled, signal, this.#place(), {
+      rewrite: args.rewrite,
+    });
+    const count = outcome.files.reduce((n, f) => n + f.total, 0);
     if (count > MAX_REPLACEMENTS)
       throw new ToolError(
-        `The pattern matches ${count.toLocaleString("en-US")} places in ${plural(outer.filter((f) => f.kept.length).length, "file")}, more than the ${MAX_REPLACEMENTS.toLocaleString("en-US")} one ast_edit stages; nothing was staged. Narrow \`path\` or the pattern, and rewrite in parts.`,
+        `The pattern matches ${outcome.files.some((f) => f.more) ? "more than " : ""}${count.toLocaleString("en-US")} places in ${plural(outcome.files.length, "file")}, more than the ${MAX_REPLACEMENTS.toLocaleString("en-US")} one ast_edit stages; nothing was staged. Narrow \`path\` or the pattern, and rewrite in parts.`,
       );
-    for (const { found, kept } of outer) {
-      const replaced = new Map(kept.map((m) => [m, renderRewrite(args.rewrite, m, found.text)]));
-      // One pass from the top, in pieces: re-splicing the whole text per match held the event loop 25 s on a dense
-      // 1 MB file (quadratic).
-      const pieces: string[] = [];
-      let at = 0;
-      for (const m of [...kept].sort((a, b) => a.start - b.start)) {
-        pieces.push(found.text.slice(at, m.start), replaced.get(m)!);
-        at = m.end;
-      }
-      pieces.push(found.text.slice(at));
-      const updated = pieces.join("");
-      for (const m of kept) {
-        if (preview.length < MAX_PREVIEW * 3)
-          preview.push(`${m.path}:${m.line}\n  - ${snippet(m.text)}\n  + ${snippet(replaced.get(m)!)}`);
-      }
-      if (updated !== found.text)
-        staged.push({ file: found.file, original: found.text, updated, replacements: kept.length });
+    const staged: StagedFile[] = [];
+    for (const found of outcome.files) {
+      if (!found.staged) continue;
+      if ("refused" in found.staged) throw new ToolError(found.staged.refused);
+      if (found.staged.updated !== found.text)
+        staged.push({
+          file: found.file,
+          original: found.text,
+          updated: found.staged.updated,
+          replacements: found.staged.replacements,
+        });
     }
+    const preview = outcome.files.flatMap((f) => (f.staged && "preview" in f.staged ? f.staged.preview : []));
+    const nestedCount = outcome.files.reduce((n, f) => n + (f.nested?.count ?? 0), 0);
+    const overlaps = outcome.files.flatMap((f) => f.nested?.named ?? []).slice(0, MAX_OVERLAPS_NAMED);
     const replacements = staged.reduce((n, f) => n + f.replacements, 0);
     const how = `the pattern parsed as ${describeRung(compiled)}`;
 
@@ -264,9 +261,9 @@ export class AstEngine {
       ...(preview.length > shownPreview.length || replacements > shownPreview.length
         ? [`… ${replacements - shownPreview.length} more not shown`]
         : []),
-      ...(overlaps.length
+      ...(nestedCount
         ? [
-            `${plural(overlaps.length, "match", "matches")} inside another match ${overlaps.length === 1 ? "was" : "were"} not rewritten (the outer one was): ${overlaps.join(", ")}. Run ast_edit again after resolving to rewrite ${overlaps.length === 1 ? "it" : "them"}.`,
+            `${plural(nestedCount, "match", "matches")} inside another match ${nestedCount === 1 ? "was" : "were"} not rewritten (the outer one was): ${overlaps.join(", ")}${nestedCount > overlaps.length ? ` (showing ${overlaps.length} of ${nestedCount})` : ""}. Run ast_edit again after resolving to rewrite ${nestedCount === 1 ? "it" : "them"}.`,
           ]
         : []),
       ...(skipped ? [skipped] : []),
@@ -341,7 +338,7 @@ export class AstEngine {
   }
 
   #place(): SearchPlace {
-    return { pool: this.#pool, trees: this.#trees, search: ++this.#searches };
+    return { pool: this.#pool, trees: this.#trees, search: ++this.#searches, processes: this.#processes };
   }
 
   /** Ends the search workers and drops the kept trees; staged edits die with the run. */
@@ -354,17 +351,6 @@ export class AstEngine {
   #rel(abs: string): string {
     return toPosix(path.relative(this.#workdir, abs));
   }
-}
-
-/** Keeps the outermost of nested matches; the inner ones are named in `overlaps`, never dropped silently. */
-function outermost(found: FileMatches, overlaps: string[]): AstMatch[] {
-  const kept: AstMatch[] = [];
-  for (const m of [...found.matches].sort((a, b) => a.start - b.start || b.end - a.end)) {
-    const last = kept[kept.length - 1];
-    if (last && m.start < last.end) overlaps.push(`${m.path}:${m.line}`);
-    else kept.push(m);
-  }
-  return kept;
 }
 
 function costOf(outcome: SearchCost): SearchCost {
@@ -382,15 +368,6 @@ function describeRung(c: CompiledPattern): string {
   const what =
     c.rung === "bare" ? "a bare fragment" : c.rung === "expression" ? "an expression" : `a ${c.rung}`;
   return `${what} (${c.selector})`;
-}
-
-function snippet(text: string): string {
-  const lines = text.split("\n");
-  const shown = lines
-    .slice(0, 3)
-    .map((l, i) => (i === 0 ? l : l.trim()))
-    .map((l) => (l.length > 160 ? `${l.slice(0, 160)}…` : l));
-  return shown.join(" ⏎ ") + (lines.length > 3 ? ` ⏎ … (${lines.length - 3} more lines)` : "");
 }
 
 function captureLine(m: AstMatch): string {

@@ -65,10 +65,27 @@ export interface FileMatches {
   /** The first `keep` matches (all, for a rewrite); `total` counts them all. */
   readonly matches: AstMatch[];
   readonly total: number;
+  /** With `outermost`: the matches inside another match (left out of `matches` and `total`), the first few named. */
+  readonly nested?: { readonly count: number; readonly named: string[] };
+  /** With `outermost`: there are more outermost matches than the limit (`total` is the limit). */
+  readonly more?: true;
 }
 
 /** What one file cost: nothing (unreadable, or lacking the pattern's words), a reused tree, or a parse. */
 export type FileCost = "skipped" | "reused" | "parsed";
+
+export interface MatchOptions {
+  /** Matches to turn into answers; the rest are only counted. */
+  readonly keep?: number;
+  /**
+   * Keep only the outermost of nested matches (a rewrite replaces the outer one), at most this many; the nested are
+   * counted.
+   */
+  readonly outermost?: number;
+}
+
+/** Nested matches named in a rewrite's answer; the rest are counted. */
+const NESTED_NAMED = 20;
 
 /**
  * Reads, prefilters and matches one file; `search` names the search, for the tree cache's eviction. `held`: whether
@@ -81,7 +98,7 @@ export function matchFile(
   spec: MatchSpec,
   trees: TreeCache,
   search: number,
-  keep = Number.POSITIVE_INFINITY,
+  options: MatchOptions = {},
 ): { cost: FileCost; held?: boolean; found?: FileMatches } {
   let text: string;
   try {
@@ -92,10 +109,44 @@ export function matchFile(
   }
   if (!mayMatch(text, spec)) return { cost: "skipped" };
   const { root, reused, held } = trees.tree(lang, file.abs, text, search);
-  const nodes = root.root().findAll(rule);
+  let nodes = root.root().findAll(rule);
   const cost = reused ? "reused" : "parsed";
   if (!nodes.length) return { cost, held };
+  let nested: FileMatches["nested"];
+  let more = false;
+  if (options.outermost !== undefined)
+    ({ nodes, nested, more } = outermostOf(file.rel, nodes, options.outermost));
+  const keep = options.keep ?? Number.POSITIVE_INFINITY;
   // Only the matches that can be shown become answers (a dense search of one file had 40,000, each several napi calls).
   const matches = nodes.slice(0, keep).map((n) => toMatch(file.rel, text, n, spec));
-  return { cost, held, found: { file, text, matches, total: nodes.length } };
+  const extra = { ...(nested ? { nested } : {}), ...(more ? { more } : {}) };
+  return { cost, held, found: { file, text, matches, total: nodes.length, ...extra } };
+}
+
+/**
+ * The outermost of nested matches, the nested counted and the first few named. ast-grep finds in pre-order (a match
+ * before the matches inside it, then by start). Past `limit` outermost matches it stops: a rewrite that large is
+ * refused anyway, and each node's range is a native call (254,000 of them took 10 s).
+ */
+function outermostOf(
+  rel: string,
+  nodes: SgNode[],
+  limit: number,
+): { nodes: SgNode[]; nested: NonNullable<FileMatches["nested"]>; more: boolean } {
+  const kept: SgNode[] = [];
+  const named: string[] = [];
+  let count = 0;
+  let end = -1;
+  for (const node of nodes) {
+    const range = node.range();
+    if (range.start.index < end) {
+      count++;
+      if (named.length < NESTED_NAMED) named.push(`${rel}:${range.start.line + 1}`);
+      continue;
+    }
+    if (kept.length === limit) return { nodes: kept, nested: { count, named }, more: true };
+    kept.push(node);
+    end = range.end.index;
+  }
+  return { nodes: kept, nested: { count, named }, more: false };
 }

@@ -7,33 +7,8 @@
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import type { NapiConfig } from "@ast-grep/napi";
-import type { FileMatches, FileRef, MatchSpec } from "./match.js";
-
-export interface SearchTask {
-  readonly id: number;
-  /** The search this chunk belongs to (the tree cache never evicts a tree the same search used). */
-  readonly search: number;
-  readonly lang: string;
-  readonly rule: NapiConfig;
-  readonly spec: MatchSpec;
-  readonly files: readonly FileRef[];
-  /** Send back the text of files with matches (a staged rewrite needs it; a search does not). */
-  readonly withText: boolean;
-  /** Matches per file to send back (a search shows at most max_results; a rewrite needs all). */
-  readonly keep: number;
-}
-
-export interface SearchTaskResult {
-  readonly id: number;
-  readonly files: FileMatches[];
-  parsed: number;
-  reused: number;
-  /** Indexes into the task's files: the trees this worker now holds, and the files it parsed without keeping. */
-  readonly held: number[];
-  readonly dropped: number[];
-  error?: string;
-}
+import type { FileRef } from "./match.js";
+import type { FileOutcome, SearchJob, SearchTask, SearchTaskResult } from "./task.js";
 
 const CHUNK = 16;
 /** Another worker's searched files are taken only from a queue longer than this. */
@@ -80,16 +55,7 @@ export class SearchPool {
     return this.#workers;
   }
 
-  async search(
-    search: number,
-    lang: string,
-    rule: NapiConfig,
-    spec: MatchSpec,
-    files: readonly FileRef[],
-    withText: boolean,
-    keep: number,
-    signal: AbortSignal,
-  ) {
+  async search(job: SearchJob, files: readonly FileRef[], signal: AbortSignal) {
     const workers = this.#ensure();
     // Per worker: the files whose trees it holds, and files whose tree no worker holds.
     const queues = workers.map(() => ({ homed: [] as FileRef[], fresh: [] as FileRef[] }));
@@ -107,23 +73,14 @@ export class SearchPool {
       const homed = queues.reduce((a, b) => (b.homed.length > a.homed.length ? b : a));
       return homed.homed.length > STEAL_HOMED_ABOVE ? homed.homed.splice(-CHUNK) : undefined;
     };
-    const found: FileMatches[] = [];
+    const found: FileOutcome[] = [];
     let parsed = 0;
     let reused = 0;
     await Promise.all(
       workers.map(async (worker, i) => {
         for (let chunk = take(queues[i]!); chunk; chunk = take(queues[i]!)) {
           signal.throwIfAborted();
-          const task: SearchTask = {
-            id: this.#next++,
-            search,
-            lang,
-            rule,
-            spec,
-            files: chunk,
-            withText,
-            keep,
-          };
+          const task: SearchTask = { ...job, id: this.#next++, files: chunk };
           const result = await this.#run(worker, task);
           if (result.error) throw new Error(`a search worker failed: ${result.error}`);
           for (const k of result.held) this.#home.set(chunk[k]!.abs, i);

@@ -32,6 +32,8 @@ export class TreeCache {
   readonly #entries = new Map<string, Entry>();
   readonly #budgetChars: number;
   #chars = 0;
+  /** Characters of trees let go since the last `takeReleased` (their native memory waits for a garbage collection). */
+  #released = 0;
 
   constructor(budgetBytes: number) {
     this.#budgetChars = Math.max(0, Math.floor(budgetBytes / BYTES_PER_CHAR));
@@ -57,6 +59,7 @@ export class TreeCache {
         return { root: kept.root, reused: true, held: true };
       }
       this.#chars -= kept.text.length;
+      this.#released += kept.text.length;
     }
     const root = parse(lang, text);
     if (text.length <= this.#budgetChars) {
@@ -64,6 +67,7 @@ export class TreeCache {
         if (this.#chars + text.length <= this.#budgetChars || search - e.search < KEEP_SEARCHES) break;
         this.#entries.delete(k);
         this.#chars -= e.text.length;
+        this.#released += e.text.length;
       }
       if (this.#chars + text.length <= this.#budgetChars) {
         this.#entries.set(key, { text, root, search });
@@ -71,6 +75,7 @@ export class TreeCache {
         return { root, reused: false, held: true };
       }
     }
+    this.#released += text.length;
     return { root, reused: false, held: false };
   }
 
@@ -81,6 +86,14 @@ export class TreeCache {
     if (!kept) return;
     this.#entries.delete(key);
     this.#chars -= kept.text.length;
+    this.#released += kept.text.length;
+  }
+
+  /** Characters of trees let go since the last call, and starts counting again. */
+  takeReleased(): number {
+    const released = this.#released;
+    this.#released = 0;
+    return released;
   }
 
   get size(): number {
@@ -88,6 +101,7 @@ export class TreeCache {
   }
 
   clear(): void {
+    this.#released += this.#chars;
     this.#entries.clear();
     this.#chars = 0;
   }

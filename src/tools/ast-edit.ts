@@ -23,7 +23,11 @@ export const astEditTool = defineTool({
     edit_id: z.string().nullable(),
     replacements: z.number().int(),
     files: z.array(z.object({ path: z.string(), replacements: z.number().int() })),
-    overlaps: z.array(z.string()).describe("Matches inside another match, left for a second pass."),
+    overlaps: z
+      .array(z.string())
+      .describe(
+        "Matches inside another match, left for a second pass: the first 20 (the text counts them all).",
+      ),
   },
   describeCall: (args) =>
     `stage a rewrite of \`${args.pattern}\` → \`${args.rewrite}\` in ${args.path ?? "the workdir"} (nothing is written yet)`,
