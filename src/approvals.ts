@@ -6,8 +6,7 @@
 
 import { visibleLine } from "./files/visible.js";
 import type { QuestionDesk } from "./questions/desk.js";
-import type { Caller } from "./registry.js";
-import type { Surface, Tier } from "./surfaces.js";
+import type { Caller, Surface, Tier } from "./surfaces.js";
 
 export interface ApprovalRequest {
   readonly tool: string;

@@ -13,10 +13,10 @@ import {
 import type { z } from "zod";
 import type { ProcessTracker } from "./proc/tracker.js";
 import type { ResourceKey, Resources } from "./resources.js";
-import { type Surface, surfaceSees, type Tier } from "./surfaces.js";
+import { type Caller, type Surface, surfaceSees, type Tier } from "./surfaces.js";
 
 /** Who issued a call: the model over a link, a kernel cell through `tool()`, or a background worker. */
-export type Caller = "model" | "bridge" | "worker";
+export type { Caller } from "./surfaces.js";
 
 export interface Progress {
   progress: number;

@@ -13,6 +13,7 @@ import { AstEngine, type GrammarOptions } from "./ast/engine.js";
 import { type DebugOptions, DebugSupervisor } from "./dap/supervisor.js";
 import { errorMessage } from "./errors.js";
 import { FileStore } from "./files/store.js";
+import { visibleLine } from "./files/visible.js";
 import { createDispatcher, errorResult } from "./gate.js";
 import { KernelFactory, type KernelOptions } from "./kernels/factory.js";
 import { Lanes } from "./lanes.js";
@@ -20,6 +21,7 @@ import type { RunLogger } from "./log.js";
 import { afterWriteDiagnosticsSchema } from "./lsp/schema.js";
 import { Lsp } from "./lsp/service.js";
 import type { LspOptions } from "./lsp/supervisor.js";
+import { type TrustAsked, WorkspaceTrust } from "./lsp/trust.js";
 import type { EnvPolicy } from "./proc/environment.js";
 import { ProcessTracker } from "./proc/tracker.js";
 import type { QuestionPort } from "./questions/card.js";
@@ -89,9 +91,10 @@ export interface RunOptions {
    * Whether the workspace's own code may run on read-tier calls: `"workspace"` trusts it (its node_modules/.bin and
    * .venv language servers, rust-analyzer's build scripts and proc macros, cargo check). Absent: untrusted —
    * runbound's own servers only, with those off; `lsp status` says what that changes. (Exec-tier tools — eval,
-   * debug, command workers — run code by nature, on approval.)
+   * debug, command workers — run code by nature, on approval.) `"ask"`: the first call that would run the
+   * project's code asks the approver (or a person, on a permission card) once, and the answer holds for the run.
    */
-  readonly trust?: "workspace";
+  readonly trust?: "workspace" | "ask";
 }
 
 export interface LinkOptions {
@@ -179,7 +182,7 @@ export class Run {
         this.processes,
         this.home,
         typeof options.lsp === "object" ? options.lsp : {},
-        options.trust === "workspace",
+        new WorkspaceTrust(options.trust, (what, asked) => this.#askTrust(what, asked)),
       );
       this.#resources.lsp = lsp;
       this.#hooks.push({
@@ -351,6 +354,23 @@ export class Run {
         return resource as Resources[K];
       },
     };
+  }
+
+  /** Workspace trust "ask": one approval, as for an exec-tier call (running the project's code is one). */
+  async #askTrust(what: string, asked: TrustAsked): Promise<boolean> {
+    const decision = await this.approvals.check(
+      {
+        tool: "lsp",
+        title: "lsp (workspace trust)",
+        tier: "exec",
+        surface: asked.surface,
+        caller: asked.caller,
+        summary: visibleLine(`run the workspace's own code for the rest of this run: ${what}`),
+        arguments: { trust: "workspace", runs: what },
+      },
+      asked.signal,
+    );
+    return decision.allow;
   }
 
   #assertLive(what: string): void {

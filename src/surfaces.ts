@@ -10,6 +10,9 @@ export type Tier = (typeof TIERS)[number];
 export const SURFACES = ["full", "plan", "readonly"] as const;
 export type Surface = (typeof SURFACES)[number];
 
+/** Who makes a call on a surface: the model, a bridged tool() call from a cell, or a worker. */
+export type Caller = "model" | "bridge" | "worker";
+
 interface SurfaceRule {
   /** Tiers whose tools this surface lists and may call. */
   readonly sees: readonly Tier[];

@@ -4,10 +4,11 @@
  */
 
 import { existsSync } from "node:fs";
-import { chmod, mkdir, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
+import type { ApprovalRequest, Approver } from "../src/approvals.js";
 import { createRun } from "../src/index.js";
 import { npmBin } from "../src/setup/npm.js";
 import { call, textOf, track, workdirWith } from "./helpers.js";
@@ -88,4 +89,116 @@ describe("workspace trust", () => {
     expect(ran).toMatch(/rust-analyzer @ \.: cargo check --quiet --message-format=json → 0 findings/);
     expect(existsSync(marker)).toBe(true);
   }, 120_000);
+});
+
+describe("a go.mod cannot make runbound fetch and run a Go toolchain", () => {
+  it('untrusted, gopls runs with GOTOOLCHAIN=local; a go vet that cannot load the module is a failed check, not "0 findings"; gopls\'s refusal is its own answer', async () => {
+    const workdir = await workdirWith({
+      "go.mod": "module hostile\n\ngo 1.99\n",
+      "main.go": "package main\n\nfunc main() {}\n",
+    });
+    const run = track(await createRun({ workdir, kernels: false }));
+    const plan = await run.link({ surface: "plan" });
+    const check = textOf(await call(plan, "lsp", { action: "diagnostics", file: "*" }));
+    expect(check).toMatch(
+      /^ {2}gopls @ \.: failed \(it exited with code 1 and no finding: go: go\.mod requires go >= 1\.99 \(running go [\d.]+; GOTOOLCHAIN=local\)\)$/m,
+    );
+    const hover = await call(plan, "lsp", { action: "hover", file: "main.go", line: 3, symbol: "main" });
+    expect(textOf(hover)).toMatch(
+      /^gopls answered textDocument\/hover with an error: no package metadata for file .*main\.go\. That is the server's own answer, not a fault of the arguments:/,
+    );
+    const gopls = run.processes.running().find((p) => p.label === "gopls language server");
+    const environ = (await readFile(`/proc/${gopls!.pid}/environ`, "utf8")).split("\0");
+    expect(environ).toContain("GOTOOLCHAIN=local");
+    expect(textOf(await call(plan, "lsp", { action: "status" }))).toContain(
+      "gopls and go vet use the machine's Go, never a toolchain the go.mod names (it would be downloaded and run)",
+    );
+  }, 120_000);
+});
+
+describe('workspace trust "ask": one question per run, at the first call that would run the project\'s code', () => {
+  const recorder = (allow: boolean) => {
+    const asked: ApprovalRequest[] = [];
+    const approver: Approver = async (request) => {
+      asked.push(request);
+      return allow ? { allow: true } : { allow: false, reason: "not this repository" };
+    };
+    return { asked, approver };
+  };
+
+  it("allowed: the plan hover that needs it asks once (exec tier, what would run, who asked); the project's server runs", async () => {
+    const { workdir, marker } = await projectWithOwnServer();
+    const { asked, approver } = recorder(true);
+    const run = track(await createRun({ workdir, kernels: false, trust: "ask", approver }));
+    const plan = await run.link({ surface: "plan" });
+    const hover = (symbol: string, line: number) =>
+      call(plan, "lsp", { action: "hover", file: "app.py", line, symbol });
+    const [first, second] = await Promise.all([hover("greet", 1), hover("name", 2)]);
+    expect(textOf(first)).toMatch(/def greet\(name/);
+    expect(textOf(second)).not.toContain("not trusted");
+    expect(existsSync(marker)).toBe(true);
+    await hover("greet", 1);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({
+      tool: "lsp",
+      tier: "exec",
+      surface: "plan",
+      caller: "model",
+      summary:
+        "run the workspace's own code for the rest of this run: its own node_modules/.bin/pyright-langserver (as Pyright)",
+      arguments: { trust: "workspace" },
+    });
+  });
+
+  it("denied: nothing of the project runs, status says trust was denied, and it is not asked again", async () => {
+    const { workdir, marker } = await projectWithOwnServer();
+    const { asked, approver } = recorder(false);
+    const run = track(await createRun({ workdir, kernels: false, trust: "ask", approver }));
+    const plan = await run.link({ surface: "plan" });
+    const before = textOf(await call(plan, "lsp", { action: "status" }));
+    expect(before).toMatch(/^Workspace not trusted \(the first call that needs it asks to trust it\)/);
+    expect(asked).toHaveLength(0);
+    const hover = textOf(
+      await call(plan, "lsp", { action: "hover", file: "app.py", line: 1, symbol: "greet" }),
+    );
+    expect(hover).toMatch(/def greet\(name/);
+    expect(hover).toContain("the project's own pyright-langserver is not run (runbound's is)");
+    await call(plan, "lsp", { action: "diagnostics", file: "app.py" });
+    expect(asked).toHaveLength(1);
+    expect(existsSync(marker)).toBe(false);
+    expect(textOf(await call(plan, "lsp", { action: "status" }))).toMatch(
+      /^Workspace not trusted \(trust was asked and denied for this run; createRun\(\{ trust: "workspace" \}\) trusts it\)/,
+    );
+  });
+
+  it('allowed on diagnostics "*" of a Cargo project: the question names cargo check, which then runs build.rs', async () => {
+    const workdir = await workdirWith({
+      "Cargo.toml": '[package]\nname = "hostile"\nversion = "0.1.0"\nedition = "2021"\n',
+      "build.rs": `fn main() { std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/PWNED"), "ran").unwrap(); }\n`,
+      "src/main.rs": "fn main() {}\n",
+    });
+    const { asked, approver } = recorder(true);
+    const run = track(await createRun({ workdir, kernels: false, trust: "ask", approver }));
+    const plan = await run.link({ surface: "plan" });
+    const ran = textOf(await call(plan, "lsp", { action: "diagnostics", file: "*" }));
+    expect(ran).toMatch(/rust-analyzer @ \.: cargo check --quiet --message-format=json → 0 findings/);
+    expect(existsSync(path.join(workdir, "PWNED"))).toBe(true);
+    expect(asked.map((a) => a.summary)).toEqual([
+      "run the workspace's own code for the rest of this run: rust-analyzer with its build scripts, proc macros and cargo check in .",
+    ]);
+  }, 120_000);
+
+  it("a workspace with nothing of its own to run is never asked about", async () => {
+    const workdir = await workdirWith({
+      "pyproject.toml": "",
+      "app.py": "def greet(name):\n    return name\n",
+    });
+    const { asked, approver } = recorder(true);
+    const run = track(await createRun({ workdir, kernels: false, trust: "ask", approver }));
+    const plan = await run.link({ surface: "plan" });
+    expect(
+      textOf(await call(plan, "lsp", { action: "hover", file: "app.py", line: 1, symbol: "greet" })),
+    ).toMatch(/def greet\(name/);
+    expect(asked).toHaveLength(0);
+  });
 });

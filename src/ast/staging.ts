@@ -4,7 +4,7 @@
  * was matched — on a search worker for a large scope, so the host's thread only stores the result.
  */
 import type { FileMatches } from "./match.js";
-import { renderRewrite } from "./rewrite.js";
+import { lineStarts, renderRewrite } from "./rewrite.js";
 import { snippet } from "./snippet.js";
 
 /** The most replacements one ast_edit stages: past it the edit is refused with the count. */
@@ -41,8 +41,9 @@ export function stageFile(
   const preview: string[] = [];
   let size = 0;
   let at = 0;
+  const lineStartOf = lineStarts(found.text);
   for (const m of found.matches) {
-    const replaced = renderRewrite(rewrite, m, found.text);
+    const replaced = renderRewrite(rewrite, m, found.text, lineStartOf);
     size += m.start - at + replaced.length;
     if (size > limit)
       return {

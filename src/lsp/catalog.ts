@@ -49,8 +49,12 @@ export interface ServerSpec {
   readonly untrusted?: {
     readonly settings?: Readonly<Record<string, unknown>>;
     readonly initializationOptions?: Readonly<Record<string, unknown>>;
+    /** Added to the environment of the server and of its project-wide check. */
+    readonly env?: Readonly<Record<string, string>>;
     readonly note: string;
   };
+  /** Added to the server's environment (and its project-wide check's). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export type TypeScriptServer = "tsgo" | "typescript-language-server";
@@ -137,6 +141,11 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
       rootMarkers: ["go.work", "go.mod"],
       candidates: [{ name: "gopls", args: [] }],
       install: `${setupCommand("gopls")} (builds it with the machine's Go into runbound's home)`,
+      untrusted: {
+        // A go.mod's `go` or `toolchain` line makes the go command download that toolchain and run it.
+        env: { GOTOOLCHAIN: "local" },
+        note: "gopls and go vet use the machine's Go, never a toolchain the go.mod names (it would be downloaded and run)",
+      },
       browseActionKinds: [
         "source.assembly",
         "source.doc",

@@ -34,6 +34,17 @@ export class RequestTimeout extends Error {
   override readonly name = "TimeoutError";
 }
 
+/** A server answered a request with an error of its own (gopls: "no package metadata for file …"). */
+export class ServerRefusal extends Error {
+  constructor(
+    readonly server: string,
+    readonly method: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export interface PushedDiagnostics {
   readonly version: number | undefined;
   readonly items: Diagnostic[];
@@ -116,6 +127,7 @@ export class LspClient {
       {
         cwd: this.root,
         stdio: ["pipe", "pipe", "pipe"],
+        ...(this.spec.env ? { env: { ...process.env, ...this.spec.env } } : {}),
       },
     );
     this.#process = proc;
@@ -178,6 +190,8 @@ export class LspClient {
     } catch (error) {
       if (error instanceof RequestTimeout) this.consecutiveTimeouts++;
       if (signal?.aborted) throw signal.reason;
+      if (error instanceof ResponseError && !this.#isCrashed())
+        throw new ServerRefusal(this.spec.name, method, error.message);
       // The state may have changed while the request was pending (the server died meanwhile).
       if (this.#isCrashed()) {
         throw new ToolError(

@@ -5,6 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { visibleLine } from "../files/visible.js";
 import { resolveBinary } from "../proc/binaries.js";
 import { exitedAndDrained, type ProcessTracker } from "../proc/tracker.js";
 import { npmBin, tsgoBinary } from "../setup/npm.js";
@@ -199,6 +200,7 @@ export async function runCheck(
   const proc = processes.spawn(`${spec.id} check`, resolved.command, resolved.args, {
     cwd: root,
     stdio: ["ignore", "pipe", "pipe"],
+    ...(spec.env ? { env: { ...process.env, ...spec.env } } : {}),
   });
   let out = "";
   const take = (chunk: Buffer) => {
@@ -213,8 +215,9 @@ export async function runCheck(
   }, CHECK_TIMEOUT_MS);
   const onAbort = () => void processes.kill(proc.pid, 500);
   signal.addEventListener("abort", onAbort, { once: true });
+  let status: Awaited<ReturnType<typeof exitedAndDrained>>;
   try {
-    await exitedAndDrained(proc);
+    status = await exitedAndDrained(proc);
   } finally {
     clearTimeout(timer);
     signal.removeEventListener("abort", onAbort);
@@ -230,7 +233,18 @@ export async function runCheck(
       note: `${command} did not finish within ${CHECK_TIMEOUT_MS / 1000} s`,
     };
   try {
-    return { server: spec.id, root, command, rows: checker.parse(out, root), outcome: "fresh" };
+    const rows = checker.parse(out, root);
+    // A checker that failed without a finding did not check (go vet under a go.mod it cannot serve): not "0 findings".
+    if (rows.length === 0 && status.code !== 0)
+      return {
+        server: spec.id,
+        root,
+        command,
+        rows,
+        outcome: "failed",
+        note: `it exited with ${status.code === null ? status.signal : `code ${status.code}`} and no finding: ${visibleLine(out.trim().slice(0, 300)) || "no output"}`,
+      };
+    return { server: spec.id, root, command, rows, outcome: "fresh" };
   } catch (error) {
     return {
       server: spec.id,

@@ -42,6 +42,7 @@ import { analyse, familyOf, locateSymbol, toEncoding } from "./positions.js";
 import { runCheck } from "./project-check.js";
 import type { afterWriteDiagnosticsSchema, diagnosticRowSchema } from "./schema.js";
 import { type LspOptions, LspSupervisor } from "./supervisor.js";
+import { type TrustAsked, WorkspaceTrust } from "./trust.js";
 import { type AppliedEdit, applyWorkspaceEdit } from "./workspace-edit.js";
 
 export type NavigationAction =
@@ -142,11 +143,26 @@ export class Lsp {
     processes: ProcessTracker,
     home: string,
     options: LspOptions = {},
-    trusted = false,
+    trust: WorkspaceTrust = new WorkspaceTrust(undefined),
   ) {
     this.workdir = workdir;
     this.#processes = processes;
-    this.supervisor = new LspSupervisor(workdir, processes, home, options, trusted);
+    this.supervisor = new LspSupervisor(workdir, processes, home, options, trust);
+  }
+
+  /**
+   * With trust "ask": asks once, before the first call that would run the project's code (`file`'s server, or any
+   * for a request without a file); when trusted, the servers started without it start again.
+   */
+  async settleTrust(file: string | undefined, asked: TrustAsked): Promise<void> {
+    if (!this.supervisor.trust.undecided) return;
+    let what: string | undefined;
+    if (file === undefined) what = this.supervisor.projectCodeAnywhere();
+    else {
+      const confined = await confine(this.workdir, file, "file").catch(() => undefined);
+      what = confined && this.supervisor.projectCodeFor(confined.real);
+    }
+    if (await this.supervisor.trust.settle(what, asked)) await this.supervisor.trustChanged();
   }
 
   /** Finds the file's server and the symbol's position on the line; the document is synced first. */
@@ -782,7 +798,7 @@ export class Lsp {
     const text = [
       ...(trust.length
         ? [
-            'Workspace not trusted (createRun({ trust: "workspace" }) trusts it): none of its code runs here —',
+            `Workspace not trusted (${this.supervisor.trust.how}): none of its code runs here —`,
             ...trust.map((t) => `  ${t.note}`),
           ]
         : []),

@@ -13,6 +13,7 @@ import type { ProcessTracker } from "../proc/tracker.js";
 import { tsgoBinary, tsserverPath } from "../setup/npm.js";
 import { catalog, languageOf, type ServerSpec, type TypeScriptServer } from "./catalog.js";
 import { LspClient, type ServerState } from "./client.js";
+import { WorkspaceTrust } from "./trust.js";
 
 export interface LspTimeouts {
   /** initialize. Default 30 s. */
@@ -31,7 +32,8 @@ export interface LspOptions {
 }
 
 interface Handle {
-  readonly spec: ServerSpec;
+  /** As it runs at the trust of its last start. */
+  spec: ServerSpec;
   readonly root: string;
   client: LspClient | undefined;
   starting: Promise<LspClient> | undefined;
@@ -62,7 +64,9 @@ const MAX_TIMEOUTS = 3;
 const BACKOFF_MS = [500, 1000, 2000, 5000, 10_000, 30_000];
 
 export class LspSupervisor {
-  readonly specs: ServerSpec[];
+  /** Every server spec as configured; `specs` is what runs at the current trust. */
+  readonly #specs: ServerSpec[];
+  readonly trust: WorkspaceTrust;
   readonly timeouts: LspTimeouts;
   /** runbound's home, where `runbound setup` put what is not an npm dependency. */
   readonly home: string;
@@ -72,16 +76,17 @@ export class LspSupervisor {
   #disposed = false;
 
   /**
-   * `trusted`: the workspace's own code may run — its node_modules/.bin and .venv servers, rust-analyzer's build
-   * scripts and proc macros, cargo check. Untrusted (the default), runbound's own servers only, with those off.
+   * `trust`: whether the workspace's own code may run — its node_modules/.bin and .venv servers, rust-analyzer's
+   * build scripts and proc macros, cargo check. Untrusted (the default), runbound's own servers only, with those off.
    */
   constructor(
     workdir: string,
     processes: ProcessTracker,
     home: string,
     options: LspOptions = {},
-    readonly trusted = false,
+    trust: WorkspaceTrust = new WorkspaceTrust(undefined),
   ) {
+    this.trust = trust;
     this.#workdir = workdir;
     this.#processes = processes;
     this.home = home;
@@ -91,8 +96,56 @@ export class LspSupervisor {
     });
     const overrides = options.servers ?? [];
     const specs = [...base.filter((s) => !overrides.some((o) => o.id === s.id)), ...overrides];
-    this.specs = trusted ? specs : specs.map(withoutProjectCode);
+    this.#specs = specs;
     this.timeouts = { startMs: 30_000, requestMs: 15_000, diagnosticsMs: 10_000, ...options.timeouts };
+  }
+
+  get trusted(): boolean {
+    return this.trust.trusted;
+  }
+
+  get specs(): ServerSpec[] {
+    return this.trusted ? this.#specs : this.#specs.map(withoutProjectCode);
+  }
+
+  /**
+   * What trusting the workspace would run for `file` (its server's own binary in the project, or what the server
+   * runs of the project's code), or undefined when trust changes nothing there.
+   */
+  projectCodeFor(file: string): string | undefined {
+    const spec = this.#specs.find((s) => languageOf(s, file) !== undefined);
+    const root = spec && this.rootFor(spec, file);
+    return spec && root ? this.#projectCode(spec, root) : undefined;
+  }
+
+  /** What trusting the workspace would run anywhere in it (for requests that span it). */
+  projectCodeAnywhere(): string | undefined {
+    for (const spec of this.#specs) {
+      const root = rootsIn(this.#workdir, spec.rootMarkers)[0];
+      const what = root && this.#projectCode(spec, root);
+      if (what) return what;
+    }
+    return undefined;
+  }
+
+  #projectCode(spec: ServerSpec, root: string): string | undefined {
+    const own = spec.candidates
+      .map((c) => resolveBinary(c, root, this.#workdir, this.home, { project: true }))
+      .find((r) => r?.from === "project");
+    if (own) return `its own ${path.relative(this.#workdir, own.command)} (as ${spec.name})`;
+    if (spec.untrusted)
+      return `${spec.name} with its build scripts, proc macros and cargo check in ${this.#rel(root)}`;
+    return undefined;
+  }
+
+  /** After the workspace became trusted: servers started without its code stop, and start again on the next call. */
+  async trustChanged(): Promise<void> {
+    for (const handle of this.#handles.values()) {
+      await this.#stop(handle, "the workspace became trusted");
+      handle.spec = this.specs.find((s) => s.id === handle.spec.id) ?? handle.spec;
+      handle.restarts = 0;
+      handle.nextAttempt = 0;
+    }
   }
 
   specFor(file: string): ServerSpec | undefined {
@@ -342,6 +395,7 @@ function withoutProjectCode(spec: ServerSpec): ServerSpec {
   const { checkOnSaveMs: _check, ...rest } = spec;
   return {
     ...rest,
+    ...(spec.untrusted.env ? { env: { ...spec.env, ...spec.untrusted.env } } : {}),
     ...(spec.untrusted.settings ? { settings: spec.untrusted.settings } : {}),
     ...(spec.untrusted.initializationOptions
       ? { initializationOptions: spec.untrusted.initializationOptions }

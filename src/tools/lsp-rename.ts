@@ -30,6 +30,7 @@ export const lspRenameTool = defineTool({
   describeCall: (args) =>
     `rename \`${args.symbol}\` (${args.file}:${args.line}) to \`${args.new_name}\` across the project`,
   async run(args, ctx) {
+    await ctx.use("lsp").settleTrust(args.file, ctx);
     return ctx.use("lsp").rename(args.file, args.line, args.symbol, args.new_name, ctx.signal);
   },
 });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ToolError } from "../errors.js";
-import { RequestTimeout } from "../lsp/client.js";
+import { visibleLine } from "../files/visible.js";
+import { RequestTimeout, ServerRefusal } from "../lsp/client.js";
 import { diagnosticRowSchema as diagnostic } from "../lsp/schema.js";
 import type { Lsp, NavigationAction } from "../lsp/service.js";
 import { defineTool, type ToolContext } from "../registry.js";
@@ -115,6 +116,11 @@ export const lspTool = defineTool({
     try {
       return await runAction(args, ctx.use("lsp"), ctx);
     } catch (error) {
+      if (error instanceof ServerRefusal) {
+        throw new ToolError(
+          `${error.server} answered ${error.method} with an error: ${visibleLine(error.message.slice(0, 500))}. That is the server's own answer, not a fault of the arguments: most often its project does not load here (\`lsp diagnostics\` with file "*" shows the build's errors, \`lsp status\` the server's last output).`,
+        );
+      }
       if (error instanceof RequestTimeout) {
         throw new ToolError(
           `${error.message}; the request was cancelled on the server. After 3 timeouts in a row the server is restarted. Try again, or \`lsp reload\` with this file.`,
@@ -126,6 +132,7 @@ export const lspTool = defineTool({
 });
 
 async function runAction(args: LspArgs, lsp: Lsp, ctx: ToolContext) {
+  if (args.action !== "status") await lsp.settleTrust(args.file === "*" ? undefined : args.file, ctx);
   if (NAVIGATION.has(args.action)) {
     const missing = (["file", "line", "symbol"] as const).filter(
       (k) => args[k] === undefined || args[k] === "",
