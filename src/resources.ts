@@ -8,7 +8,7 @@ import type { AstEngine } from "./ast/engine.js";
 import type { DebugSupervisor } from "./dap/supervisor.js";
 import type { FileStore } from "./files/store.js";
 import type { KernelFactory } from "./kernels/factory.js";
-import type { Lsp } from "./lsp/service.js";
+import type { LanguageService } from "./lsp/service.js";
 import type { QuestionDesk } from "./questions/desk.js";
 import type { WorkerPool } from "./workers/pool.js";
 
@@ -18,7 +18,7 @@ export interface Resources {
   /** A question port plus the target space where its cards are shown. */
   questions: QuestionDesk;
   /** The language-server supervisor (servers start lazily), the diagnostics journal. */
-  lsp: Lsp;
+  lsp: LanguageService;
   /** The tree-sitter grammar bundle: structural search, staged rewrites. */
   grammars: AstEngine;
   /** The debug-session supervisor (one session per conversation). */

@@ -19,7 +19,7 @@ import { KernelFactory, type KernelOptions } from "./kernels/factory.js";
 import { Lanes } from "./lanes.js";
 import type { RunLogger } from "./log.js";
 import { afterWriteDiagnosticsSchema } from "./lsp/schema.js";
-import { Lsp } from "./lsp/service.js";
+import { LanguageService } from "./lsp/service.js";
 import type { LspOptions } from "./lsp/supervisor.js";
 import { type TrustAsked, WorkspaceTrust } from "./lsp/trust.js";
 import type { EnvPolicy } from "./proc/environment.js";
@@ -177,7 +177,7 @@ export class Run {
       );
     }
     if (options.lsp !== false) {
-      const lsp = new Lsp(
+      const lsp = new LanguageService(
         workdir,
         this.processes,
         this.home,

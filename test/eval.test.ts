@@ -75,9 +75,7 @@ describe("eval on real kernels", () => {
   });
 
   it("runs in the workdir, prints streams, and shows a pandas frame as a table", async () => {
-    expect(textOf(await cell("import os\nprint(os.getcwd() == " + JSON.stringify(workdir) + ")"))).toBe(
-      "True",
-    );
+    expect(textOf(await cell(`import os\nprint(os.getcwd() == ${JSON.stringify(workdir)})`))).toBe("True");
     const frame = await cell("import pandas as pd\npd.DataFrame({'a': range(3), 'b': list('xyz')})");
     expect(textOf(frame)).toBe("   a  b\n0  0  x\n1  1  y\n2  2  z");
   });

@@ -4,7 +4,7 @@
  * (it matters for Python): template lines after the first get the match's own indentation, and a multi-line
  * capture is re-indented from where it was to where the template puts it.
  */
-import type { AstMatch } from "./search.js";
+import type { AstMatch } from "./match.js";
 
 const TEMPLATE_VAR = /\$\$\$([A-Z_][A-Z0-9_]*)|\$([A-Z_][A-Z0-9_]*)/g;
 

@@ -37,8 +37,7 @@ export function fingerprint(file: string): Fingerprint {
 /** true when `now` proves the content is still what was read under `then`. */
 export function unchanged(then: Fingerprint | undefined, now: Fingerprint): boolean {
   return (
-    then !== undefined &&
-    then.settled &&
+    then?.settled === true &&
     then.ino === now.ino &&
     then.size === now.size &&
     then.mtimeMs === now.mtimeMs &&

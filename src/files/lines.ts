@@ -1,37 +1,55 @@
 /**
- * The lines of source files, kept while a stat proves the file unchanged (fingerprint.ts): answers that show one
- * line of a file (a debug stop, an lsp snippet) read it again on every call otherwise — 0.3 ms per 80 KB, ~4 ms for a
- * 2.6 MB file; a stat is ~10 µs. Shared by the run's resources; the most recently read files are kept, as many as
- * the largest answer shows (50 references in as many files: with room for 32, every call read all 50 again, +2 ms on
- * a 300-module project's references) and within a byte budget.
+ * The text and lines of source files, kept while a stat proves the file unchanged (fingerprint.ts): answers that
+ * show one line of a file (a debug stop, an lsp snippet) or find a symbol on a line read it again on every call
+ * otherwise. Shared by the run's resources; the most recently read files are kept, as many as the largest answer
+ * shows and within a byte budget (ARCHITECTURE.md's measured notes have the figures).
  */
 import { readFileSync } from "node:fs";
 import { type Fingerprint, fingerprint, unchanged } from "./fingerprint.js";
 
-const kept = new Map<string, { print: Fingerprint; lines: readonly string[] }>();
+interface Kept {
+  readonly print: Fingerprint;
+  readonly text: string;
+  /** Split on the first ask for lines. */
+  lines?: readonly string[];
+}
+
+const kept = new Map<string, Kept>();
 const KEPT_FILES = 256;
 const KEPT_BYTES = 64 * 1024 * 1024;
 let keptBytes = 0;
 
+/** The file's text as it is now, or undefined when it cannot be read. */
+export function fileText(file: string): string | undefined {
+  return entryOf(file)?.text;
+}
+
 /** The file's lines, or undefined when it cannot be read. */
 export function fileLines(file: string): readonly string[] | undefined {
+  const entry = entryOf(file);
+  if (!entry) return undefined;
+  entry.lines ??= entry.text.split("\n");
+  return entry.lines;
+}
+
+function entryOf(file: string): Kept | undefined {
   try {
     const print = fingerprint(file);
     const known = kept.get(file);
     if (known && unchanged(known.print, print)) {
       kept.delete(file);
       kept.set(file, known);
-      return known.lines;
+      return known;
     }
-    const lines = readFileSync(file, "utf8").split("\n");
+    const entry: Kept = { print, text: readFileSync(file, "utf8") };
     forget(file);
-    kept.set(file, { print, lines });
+    kept.set(file, entry);
     keptBytes += print.size;
     for (const oldest of kept.keys()) {
       if (kept.size <= KEPT_FILES && keptBytes <= KEPT_BYTES) break;
       if (oldest !== file) forget(oldest);
     }
-    return lines;
+    return entry;
   } catch {
     forget(file);
     return undefined;

@@ -6,7 +6,6 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import path from "node:path";
 import { type Kernel, KernelManager, ServerConnection } from "@jupyterlab/services";
 import WebSocket from "ws";
 import { errorMessage, ToolError } from "../errors.js";

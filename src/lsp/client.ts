@@ -13,37 +13,16 @@ import {
   StreamMessageReader,
   StreamMessageWriter,
 } from "vscode-jsonrpc/node";
-import type {
-  Diagnostic,
-  InitializeResult,
-  PublishDiagnosticsParams,
-  ServerCapabilities,
-  WorkDoneProgressBegin,
-  WorkDoneProgressEnd,
-  WorkDoneProgressReport,
-} from "vscode-languageserver-protocol";
+import type { Diagnostic, InitializeResult, ServerCapabilities } from "vscode-languageserver-protocol";
 import { ToolError } from "../errors.js";
 import type { Resolved } from "../proc/binaries.js";
 import type { ProcessTracker, TrackedProcess } from "../proc/tracker.js";
 import { deadline } from "../signals.js";
 import type { ServerSpec } from "./catalog.js";
+import { answerServerRequests, CLIENT_CAPABILITIES, type ServerEventSink } from "./client-requests.js";
+import { RequestTimeout, ServerRefusal } from "./request-errors.js";
 
 export type ServerState = "starting" | "indexing" | "ready" | "crashed" | "stopped";
-
-export class RequestTimeout extends Error {
-  override readonly name = "TimeoutError";
-}
-
-/** A server answered a request with an error of its own (gopls: "no package metadata for file …"). */
-export class ServerRefusal extends Error {
-  constructor(
-    readonly server: string,
-    readonly method: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 export interface PushedDiagnostics {
   readonly version: number | undefined;
@@ -137,7 +116,7 @@ export class LspClient {
       new StreamMessageWriter(proc.child.stdin!),
     );
     this.#connection = connection;
-    this.#answerServerRequests(connection);
+    answerServerRequests(connection, this.#sink());
     // After a crash, requests in flight never settle unless the connection is disposed (measured with kill -9).
     connection.onClose(() => this.#ended("the connection closed"));
     connection.onError(([error]) => this.#remember(`connection error: ${error.message}`));
@@ -379,132 +358,43 @@ export class LspClient {
     for (const listener of [...this.#listeners]) listener();
   }
 
-  #answerServerRequests(connection: MessageConnection): void {
-    connection.onRequest("workspace/configuration", (params: { items: { section?: string }[] }) =>
-      params.items.map((item) => lookup(this.spec.settings ?? {}, item.section)),
-    );
-    connection.onRequest(
-      "client/registerCapability",
-      (params: { registrations: { id: string; method: string; registerOptions?: unknown }[] }) => {
-        for (const r of params.registrations) this.#registrations.set(r.id, r.method);
-        this.#wake();
-        return null;
-      },
-    );
-    connection.onRequest("client/unregisterCapability", (params: { unregisterations: { id: string }[] }) => {
-      for (const r of params.unregisterations) this.#registrations.delete(r.id);
-      return null;
-    });
-    connection.onRequest("workspace/workspaceFolders", () => [
-      { uri: pathToFileURL(this.root).href, name: this.root.split("/").pop() ?? "root" },
-    ]);
-    connection.onRequest("window/workDoneProgress/create", () => null);
-    connection.onRequest("window/showMessageRequest", () => null);
-    connection.onRequest("window/showDocument", () => ({ success: false }));
-    connection.onRequest("workspace/applyEdit", () => ({
-      applied: false,
-      failureReason: "runbound applies edits itself, after checking the files",
-    }));
-    connection.onRequest((method: string) => {
-      // Every */refresh request: the client re-asks when it next needs the data.
-      if (method.endsWith("/refresh")) return null;
-      return new ResponseError(-32601, `runbound does not handle ${method}`);
-    });
-    connection.onNotification("textDocument/publishDiagnostics", (params: PublishDiagnosticsParams) => {
-      this.#seq += 1;
-      this.pushed.set(params.uri, { version: params.version, items: params.diagnostics, seq: this.#seq });
+  /** What the server tells this client, as client-requests.ts hands it over. */
+  #sink(): ServerEventSink {
+    const reflect = () => {
+      if (this.state === "ready" || this.state === "indexing")
+        this.state = this.#progress.size ? "indexing" : "ready";
       this.#wake();
-    });
-    connection.onNotification(
-      "$/progress",
-      (params: {
-        token: string | number;
-        value: WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd;
-      }) => {
-        const value = params.value;
+    };
+    return {
+      root: this.root,
+      settings: () => this.spec.settings ?? {},
+      registered: (id, method) => {
+        this.#registrations.set(id, method);
+        this.#wake();
+      },
+      unregistered: (id) => {
+        this.#registrations.delete(id);
+      },
+      published: (params) => {
+        this.#seq += 1;
+        this.pushed.set(params.uri, { version: params.version, items: params.diagnostics, seq: this.#seq });
+        this.#wake();
+      },
+      progressed: (token, value) => {
         if (value.kind === "begin") {
-          this.#progress.set(params.token, value.title);
+          this.#progress.set(token, value.title);
           this.progressBegun += 1;
         }
-        if (value.kind === "end") this.#progress.delete(params.token);
-        if (this.state === "ready" || this.state === "indexing")
-          this.state = this.#progress.size ? "indexing" : "ready";
-        this.#wake();
+        if (value.kind === "end") this.#progress.delete(token);
+        reflect();
       },
-    );
-    connection.onNotification(
-      "experimental/serverStatus",
-      (params: { quiescent?: boolean; message?: string }) => {
+      statusChanged: (params) => {
         if (params.quiescent === false)
           this.#progress.set(SERVER_STATUS, params.message ?? "loading the workspace");
         else this.#progress.delete(SERVER_STATUS);
-        if (this.state === "ready" || this.state === "indexing")
-          this.state = this.#progress.size ? "indexing" : "ready";
-        this.#wake();
+        reflect();
       },
-    );
-    connection.onNotification("window/logMessage", (params: { type: number; message: string }) => {
-      if (params.type <= 2) this.#remember(params.message);
-    });
-    connection.onNotification("window/showMessage", (params: { message: string }) =>
-      this.#remember(params.message),
-    );
-    connection.onNotification(() => undefined);
+      logged: (message) => this.#remember(message),
+    };
   }
 }
-
-function lookup(settings: Readonly<Record<string, unknown>>, section: string | undefined): unknown {
-  if (!section) return settings;
-  let node: unknown = settings;
-  for (const key of section.split(".")) {
-    if (node === null || typeof node !== "object") return null;
-    node = (node as Record<string, unknown>)[key];
-  }
-  return node ?? null;
-}
-
-const CLIENT_CAPABILITIES = {
-  general: { positionEncodings: ["utf-16"] },
-  // rust-analyzer reports "still loading the workspace" as experimental/serverStatus { quiescent: false }.
-  experimental: { serverStatusNotification: true },
-  window: { workDoneProgress: true, showMessage: {}, showDocument: { support: false } },
-  workspace: {
-    configuration: true,
-    workspaceFolders: true,
-    applyEdit: false,
-    workspaceEdit: { documentChanges: true, resourceOperations: ["create", "rename", "delete"] },
-    symbol: { dynamicRegistration: false },
-    diagnostics: { refreshSupport: true },
-    didChangeWatchedFiles: { dynamicRegistration: true },
-  },
-  textDocument: {
-    synchronization: { didSave: true, willSave: false, dynamicRegistration: false },
-    publishDiagnostics: { versionSupport: true, relatedInformation: true, codeDescriptionSupport: true },
-    diagnostic: { dynamicRegistration: true, relatedDocumentSupport: false },
-    definition: { linkSupport: true },
-    typeDefinition: { linkSupport: true },
-    implementation: { linkSupport: true },
-    references: {},
-    hover: { contentFormat: ["markdown", "plaintext"] },
-    documentSymbol: { hierarchicalDocumentSymbolSupport: true },
-    codeAction: {
-      codeActionLiteralSupport: {
-        codeActionKind: {
-          valueSet: [
-            "",
-            "quickfix",
-            "refactor",
-            "refactor.extract",
-            "refactor.inline",
-            "refactor.rewrite",
-            "source",
-            "source.organizeImports",
-            "source.fixAll",
-          ],
-        },
-      },
-      isPreferredSupport: true,
-    },
-    rename: { prepareSupport: true },
-  },
-} as const;

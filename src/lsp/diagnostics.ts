@@ -6,6 +6,7 @@
 import { fileURLToPath } from "node:url";
 import type { Diagnostic, DocumentDiagnosticReport } from "vscode-languageserver-protocol";
 import type { LspClient } from "./client.js";
+import type { DiagnosticRow } from "./schema.js";
 
 export type Freshness = "fresh" | "stale" | "not ready";
 
@@ -231,4 +232,16 @@ export function formatDiagnostic(rel: string, d: Diagnostic, lines = [d.range.st
         : "";
   const message = messageText(d).split("\n")[0] ?? "";
   return `${rel}:${lines.join(", ")} ${severityName(d)}: ${message}${code}`;
+}
+
+export function diagnosticRow(rel: string, d: Diagnostic): DiagnosticRow {
+  return {
+    path: rel,
+    line: d.range.start.line + 1,
+    column: d.range.start.character + 1,
+    severity: ["", "error", "warning", "info", "hint"][d.severity ?? 1] ?? "error",
+    ...(d.code !== undefined ? { code: String(d.code) } : {}),
+    ...(d.source ? { source: d.source } : {}),
+    message: messageText(d),
+  };
 }

@@ -10,7 +10,7 @@ import { resolveBinary } from "../proc/binaries.js";
 import { exitedAndDrained, type ProcessTracker } from "../proc/tracker.js";
 import { npmBin, tsgoBinary } from "../setup/npm.js";
 import type { ServerSpec } from "./catalog.js";
-import type { DiagnosticRow } from "./service.js";
+import type { DiagnosticRow } from "./schema.js";
 
 export interface CheckRun {
   readonly server: string;

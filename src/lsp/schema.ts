@@ -1,4 +1,7 @@
-/** The zod shape of what diagnostics on write add to a writing tool's structured result (key `diagnostics`). */
+/**
+ * The zod shapes of the lsp resource's inputs and answers: the tools list them to clients, the resource's types are
+ * inferred from them — one definition each.
+ */
 import { z } from "zod";
 
 export const diagnosticRowSchema = z.object({
@@ -10,7 +13,9 @@ export const diagnosticRowSchema = z.object({
   source: z.string().optional(),
   message: z.string(),
 });
+export type DiagnosticRow = z.infer<typeof diagnosticRowSchema>;
 
+/** What diagnostics on write add to a writing tool's structured result (key `diagnostics`). */
 export const afterWriteDiagnosticsSchema = z.object({
   files: z.array(
     z.object({
@@ -22,3 +27,122 @@ export const afterWriteDiagnosticsSchema = z.object({
     }),
   ),
 });
+export type AfterWriteDiagnostics = z.infer<typeof afterWriteDiagnosticsSchema>;
+
+export const LSP_ACTIONS = [
+  "diagnostics",
+  "definition",
+  "type_definition",
+  "implementation",
+  "references",
+  "hover",
+  "symbols",
+  "code_actions",
+  "status",
+  "reload",
+] as const;
+export type LspAction = (typeof LSP_ACTIONS)[number];
+
+/** The actions that address a symbol by file, line and symbol. */
+export const NAVIGATION_ACTIONS = [
+  "definition",
+  "type_definition",
+  "implementation",
+  "references",
+  "hover",
+  "code_actions",
+] as const satisfies readonly LspAction[];
+export type NavigationAction = (typeof NAVIGATION_ACTIONS)[number];
+
+/** How lsp and lsp_rename address a symbol: a line and the name as written on it — never a column. */
+export const locator = {
+  line: z.number().int().min(1).describe("1-based line the symbol is on."),
+  symbol: z
+    .string()
+    .describe('The symbol as written on that line, e.g. "load" or "cfg.load" (the last name is used).'),
+};
+
+export const lspInput = {
+  action: z.enum(LSP_ACTIONS),
+  file: z
+    .string()
+    .optional()
+    .describe('File relative to the workdir; for diagnostics, "*" means the whole project.'),
+  line: locator.line.optional(),
+  symbol: locator.symbol.optional(),
+  query: z.string().optional().describe("For symbols: a workspace search."),
+};
+export type LspArgs = z.infer<z.ZodObject<typeof lspInput>>;
+
+export const placeSchema = z.object({
+  path: z.string(),
+  line: z.number().int(),
+  column: z.number().int(),
+  snippet: z.string(),
+});
+export type Place = z.infer<typeof placeSchema>;
+
+export const targetSchema = z.object({
+  path: z.string(),
+  line: z.number().int(),
+  column: z.number().int(),
+  identifier: z.string(),
+  occurrence: z.number().int(),
+  of: z.number().int(),
+  note: z.string().optional(),
+});
+export type LspTarget = z.infer<typeof targetSchema>;
+
+export const symbolRowSchema = z.object({
+  name: z.string(),
+  kind: z.string(),
+  path: z.string(),
+  line: z.number().int(),
+  container: z.string().optional(),
+});
+export type SymbolRow = z.infer<typeof symbolRowSchema>;
+
+export const lspOutput = {
+  action: z.string(),
+  server: z.string().optional(),
+  target: targetSchema.optional(),
+  locations: z.array(placeSchema).optional(),
+  total: z.number().int().optional(),
+  hover: z.string().optional(),
+  symbols: z.array(symbolRowSchema).optional(),
+  searched: z
+    .array(z.string())
+    .optional()
+    .describe("For a workspace symbol search: the servers that searched (id @ root)."),
+  not_searched: z
+    .array(z.string())
+    .optional()
+    .describe("For a workspace symbol search: servers that did not search, and why."),
+  diagnostics: z.array(diagnosticRowSchema).optional(),
+  freshness: z.enum(["fresh", "stale", "not ready"]).optional(),
+  actions: z
+    .array(z.object({ title: z.string(), kind: z.string().optional(), preferred: z.boolean().optional() }))
+    .optional(),
+};
+
+/** What every lsp action answers: text for the model, the structured result for the harness. */
+export interface LspAnswer {
+  text: string;
+  structured: z.infer<z.ZodObject<typeof lspOutput>>;
+}
+
+export const renameOutput = {
+  old_name: z.string(),
+  new_name: z.string(),
+  files: z.array(z.object({ path: z.string(), edits: z.number().int() })),
+  created: z.array(z.string()),
+  renamed: z.array(z.object({ from: z.string(), to: z.string() })),
+  deleted: z.array(z.string()),
+};
+
+export interface RenameAnswer {
+  text: string;
+  structured: z.infer<z.ZodObject<typeof renameOutput>>;
+  /** Every path touched, for the after-write hooks. */
+  written: string[];
+}

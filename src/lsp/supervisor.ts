@@ -13,6 +13,7 @@ import type { ProcessTracker } from "../proc/tracker.js";
 import { tsgoBinary, tsserverPath } from "../setup/npm.js";
 import { catalog, languageOf, type ServerSpec, type TypeScriptServer } from "./catalog.js";
 import { LspClient, type ServerState } from "./client.js";
+import { projectCodeAt, untrustedNotes, withoutProjectCode } from "./project-code.js";
 import { WorkspaceTrust } from "./trust.js";
 
 export interface LspTimeouts {
@@ -115,26 +116,16 @@ export class LspSupervisor {
   projectCodeFor(file: string): string | undefined {
     const spec = this.#specs.find((s) => languageOf(s, file) !== undefined);
     const root = spec && this.rootFor(spec, file);
-    return spec && root ? this.#projectCode(spec, root) : undefined;
+    return spec && root ? projectCodeAt(spec, root, this.#workdir, this.home) : undefined;
   }
 
   /** What trusting the workspace would run anywhere in it (for requests that span it). */
   projectCodeAnywhere(): string | undefined {
     for (const spec of this.#specs) {
       const root = rootsIn(this.#workdir, spec.rootMarkers)[0];
-      const what = root && this.#projectCode(spec, root);
+      const what = root && projectCodeAt(spec, root, this.#workdir, this.home);
       if (what) return what;
     }
-    return undefined;
-  }
-
-  #projectCode(spec: ServerSpec, root: string): string | undefined {
-    const own = spec.candidates
-      .map((c) => resolveBinary(c, root, this.#workdir, this.home, { project: true }))
-      .find((r) => r?.from === "project");
-    if (own) return `its own ${path.relative(this.#workdir, own.command)} (as ${spec.name})`;
-    if (spec.untrusted)
-      return `${spec.name} with its build scripts, proc macros and cargo check in ${this.#rel(root)}`;
     return undefined;
   }
 
@@ -318,21 +309,10 @@ export class LspSupervisor {
   /** What an untrusted workspace changes here, per server (nothing when trusted). */
   trustNotes(): { id: string; note: string }[] {
     if (this.trusted) return [];
-    const notes: { id: string; note: string }[] = [];
-    for (const spec of this.specs) {
-      const roots = rootsIn(this.#workdir, spec.rootMarkers);
-      if (roots.length === 0) continue;
-      const own = spec.candidates
-        .map((c) => resolveBinary(c, roots[0]!, this.#workdir, this.home, { project: true }))
-        .find((r) => r?.from === "project");
-      if (own)
-        notes.push({
-          id: spec.id,
-          note: `the project's own ${path.basename(own.command)} is not run (runbound's is)`,
-        });
-      if (spec.untrusted) notes.push({ id: spec.id, note: spec.untrusted.note });
-    }
-    return notes;
+    return this.specs.flatMap((spec) => {
+      const root = rootsIn(this.#workdir, spec.rootMarkers)[0];
+      return root ? untrustedNotes(spec, root, this.#workdir, this.home) : [];
+    });
   }
 
   status(): {
@@ -387,18 +367,4 @@ export class LspSupervisor {
     const rel = path.relative(this.#workdir, dir);
     return rel === "" ? "." : rel;
   }
-}
-
-/** A server spec as it runs in an untrusted workspace: its untrusted settings, no wait for a check on save. */
-function withoutProjectCode(spec: ServerSpec): ServerSpec {
-  if (!spec.untrusted) return spec;
-  const { checkOnSaveMs: _check, ...rest } = spec;
-  return {
-    ...rest,
-    ...(spec.untrusted.env ? { env: { ...spec.env, ...spec.untrusted.env } } : {}),
-    ...(spec.untrusted.settings ? { settings: spec.untrusted.settings } : {}),
-    ...(spec.untrusted.initializationOptions
-      ? { initializationOptions: spec.untrusted.initializationOptions }
-      : {}),
-  };
 }

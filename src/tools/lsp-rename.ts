@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { locator, renameOutput } from "../lsp/schema.js";
 import { defineTool } from "../registry.js";
 
 export const lspRenameTool = defineTool({
@@ -15,18 +16,11 @@ export const lspRenameTool = defineTool({
     "New diagnostics in the touched files are reported after the rename.",
   input: {
     file: z.string().describe("File relative to the workdir where the symbol appears."),
-    line: z.number().int().min(1).describe("1-based line the symbol is on."),
-    symbol: z.string().min(1).describe("The symbol as written on that line."),
+    line: locator.line,
+    symbol: locator.symbol.min(1),
     new_name: z.string().trim().min(1).describe("The new name."),
   },
-  output: {
-    old_name: z.string(),
-    new_name: z.string(),
-    files: z.array(z.object({ path: z.string(), edits: z.number().int() })),
-    created: z.array(z.string()),
-    renamed: z.array(z.object({ from: z.string(), to: z.string() })),
-    deleted: z.array(z.string()),
-  },
+  output: renameOutput,
   describeCall: (args) =>
     `rename \`${args.symbol}\` (${args.file}:${args.line}) to \`${args.new_name}\` across the project`,
   async run(args, ctx) {

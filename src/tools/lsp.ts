@@ -1,47 +1,16 @@
-import { z } from "zod";
 import { ToolError } from "../errors.js";
 import { visibleLine } from "../files/visible.js";
-import { RequestTimeout, ServerRefusal } from "../lsp/client.js";
-import { diagnosticRowSchema as diagnostic } from "../lsp/schema.js";
-import type { Lsp, NavigationAction } from "../lsp/service.js";
+import { RequestTimeout, ServerRefusal } from "../lsp/request-errors.js";
+import {
+  type LspAction,
+  type LspAnswer,
+  type LspArgs,
+  lspInput,
+  lspOutput,
+  type NavigationAction,
+} from "../lsp/schema.js";
+import type { LanguageService } from "../lsp/service.js";
 import { defineTool, type ToolContext } from "../registry.js";
-
-const ACTIONS = [
-  "diagnostics",
-  "definition",
-  "type_definition",
-  "implementation",
-  "references",
-  "hover",
-  "symbols",
-  "code_actions",
-  "status",
-  "reload",
-] as const;
-
-const NAVIGATION: ReadonlySet<string> = new Set<NavigationAction>([
-  "definition",
-  "type_definition",
-  "implementation",
-  "references",
-  "hover",
-  "code_actions",
-]);
-
-const place = z.object({
-  path: z.string(),
-  line: z.number().int(),
-  column: z.number().int(),
-  snippet: z.string(),
-});
-
-interface LspArgs {
-  action: (typeof ACTIONS)[number];
-  file?: string | undefined;
-  line?: number | undefined;
-  symbol?: string | undefined;
-  query?: string | undefined;
-}
 
 export const lspTool = defineTool({
   name: "lsp",
@@ -57,61 +26,8 @@ export const lspTool = defineTool({
     "status: which servers run and why others cannot; reload: restart the server of `file` (or all).",
     "Diagnostics say whether they are fresh; stale ones are never a clean bill.",
   ].join(" "),
-  input: {
-    action: z.enum(ACTIONS),
-    file: z
-      .string()
-      .optional()
-      .describe('File relative to the workdir; for diagnostics, "*" means the whole project.'),
-    line: z.number().int().min(1).optional().describe("1-based line the symbol is on."),
-    symbol: z
-      .string()
-      .optional()
-      .describe('The symbol as written on that line, e.g. "load" or "cfg.load" (the last name is used).'),
-    query: z.string().optional().describe("For symbols: a workspace search."),
-  },
-  output: {
-    action: z.string(),
-    server: z.string().optional(),
-    target: z
-      .object({
-        path: z.string(),
-        line: z.number().int(),
-        column: z.number().int(),
-        identifier: z.string(),
-        occurrence: z.number().int(),
-        of: z.number().int(),
-        note: z.string().optional(),
-      })
-      .optional(),
-    locations: z.array(place).optional(),
-    total: z.number().int().optional(),
-    hover: z.string().optional(),
-    symbols: z
-      .array(
-        z.object({
-          name: z.string(),
-          kind: z.string(),
-          path: z.string(),
-          line: z.number().int(),
-          container: z.string().optional(),
-        }),
-      )
-      .optional(),
-    searched: z
-      .array(z.string())
-      .optional()
-      .describe("For a workspace symbol search: the servers that searched (id @ root)."),
-    not_searched: z
-      .array(z.string())
-      .optional()
-      .describe("For a workspace symbol search: servers that did not search, and why."),
-    diagnostics: z.array(diagnostic).optional(),
-    freshness: z.enum(["fresh", "stale", "not ready"]).optional(),
-    actions: z
-      .array(z.object({ title: z.string(), kind: z.string().optional(), preferred: z.boolean().optional() }))
-      .optional(),
-  },
+  input: lspInput,
+  output: lspOutput,
   async run(args, ctx) {
     try {
       return await runAction(args, ctx.use("lsp"), ctx);
@@ -131,37 +47,47 @@ export const lspTool = defineTool({
   },
 });
 
-async function runAction(args: LspArgs, lsp: Lsp, ctx: ToolContext) {
-  if (args.action !== "status") await lsp.settleTrust(args.file === "*" ? undefined : args.file, ctx);
-  if (NAVIGATION.has(args.action)) {
-    const missing = (["file", "line", "symbol"] as const).filter(
-      (k) => args[k] === undefined || args[k] === "",
+type Handler = (args: LspArgs, lsp: LanguageService, ctx: ToolContext) => Promise<LspAnswer> | LspAnswer;
+
+const navigate: Handler = (args, lsp, ctx) => {
+  const missing = (["file", "line", "symbol"] as const).filter(
+    (k) => args[k] === undefined || args[k] === "",
+  );
+  if (missing.length) {
+    throw new ToolError(
+      `${args.action} needs \`file\`, \`line\` and \`symbol\` (the name as written on that line — a column is never guessed); missing: ${missing.map((m) => `\`${m}\``).join(", ")}.`,
     );
-    if (missing.length) {
+  }
+  return lsp.navigate(args.action as NavigationAction, args.file!, args.line!, args.symbol!, ctx.signal);
+};
+
+/** One handler per action: an action without one is a type error, never a fall-through to another. */
+const HANDLERS: Record<LspAction, Handler> = {
+  definition: navigate,
+  type_definition: navigate,
+  implementation: navigate,
+  references: navigate,
+  hover: navigate,
+  code_actions: navigate,
+  symbols: (args, lsp, ctx) => {
+    if (args.file === undefined && args.query === undefined)
+      throw new ToolError("symbols needs `file` (its outline) or `query` (a workspace search).");
+    return lsp.symbols({ file: args.file, query: args.query }, ctx.signal);
+  },
+  diagnostics: (args, lsp, ctx) => {
+    if (!args.file)
       throw new ToolError(
-        `${args.action} needs \`file\`, \`line\` and \`symbol\` (the name as written on that line — a column is never guessed); missing: ${missing.map((m) => `\`${m}\``).join(", ")}.`,
+        'diagnostics needs `file`: a file of the project, or "*" for the project-wide check.',
       );
-    }
-    const action = args.action as NavigationAction;
-    return lsp.navigate(action, args.file!, args.line!, args.symbol!, ctx.signal);
-  }
-  switch (args.action) {
-    case "symbols":
-      if (args.file === undefined && args.query === undefined) {
-        throw new ToolError("symbols needs `file` (its outline) or `query` (a workspace search).");
-      }
-      return lsp.symbols({ file: args.file, query: args.query }, ctx.signal);
-    case "diagnostics":
-      if (!args.file)
-        throw new ToolError(
-          'diagnostics needs `file`: a file of the project, or "*" for the project-wide check.',
-        );
-      return args.file === "*"
-        ? lsp.projectDiagnostics(ctx.signal, (p) => ctx.progress(p))
-        : lsp.fileDiagnostics(args.file, ctx.signal);
-    case "status":
-      return lsp.status();
-    default:
-      return lsp.reload(args.file);
-  }
+    return args.file === "*"
+      ? lsp.projectDiagnostics(ctx.signal, (p) => ctx.progress(p))
+      : lsp.fileDiagnostics(args.file, ctx.signal);
+  },
+  status: (_args, lsp) => lsp.status(),
+  reload: (args, lsp) => lsp.reload(args.file),
+};
+
+async function runAction(args: LspArgs, lsp: LanguageService, ctx: ToolContext): Promise<LspAnswer> {
+  if (args.action !== "status") await lsp.settleTrust(args.file === "*" ? undefined : args.file, ctx);
+  return HANDLERS[args.action](args, lsp, ctx);
 }

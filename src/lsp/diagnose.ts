@@ -1,0 +1,147 @@
+/** diagnostics: one file's (fresh, or said not to be), or the project-wide check of every root by its checker. */
+import type { Diagnostic } from "vscode-languageserver-protocol";
+import { ToolError } from "../errors.js";
+import { confineExisting } from "../files/paths.js";
+import { rootsIn } from "../files/roots.js";
+import { plural } from "../files/text.js";
+import type { ProcessTracker } from "../proc/tracker.js";
+import {
+  diagnosticRow,
+  diagnosticsOf,
+  type FileDiagnostics,
+  groupedDiagnosticLines,
+  sortDiagnostics,
+} from "./diagnostics.js";
+import { runCheck } from "./project-check.js";
+import type { DiagnosticRow, LspAnswer } from "./schema.js";
+import { type LspBase, snippetReader } from "./target.js";
+
+const MAX_DIAGNOSTICS = 50;
+
+/** The file's server, and its fresh (or honestly not fresh) diagnostics. */
+export async function diagnosticsAt(
+  base: LspBase,
+  confined: { real: string; rel: string },
+  signal: AbortSignal,
+  written = false,
+) {
+  const { client, languageId } = await base.supervisor.clientFor(confined.real, confined.rel);
+  const found = await diagnosticsOf(
+    client,
+    confined.real,
+    languageId,
+    base.supervisor.timeouts.diagnosticsMs,
+    signal,
+    written,
+  );
+  return { client, found };
+}
+
+export async function fileDiagnostics(base: LspBase, file: string, signal: AbortSignal): Promise<LspAnswer> {
+  const confined = await confineExisting(base.workdir, file, "file");
+  const { client, found } = await diagnosticsAt(base, confined, signal);
+  if (found.freshness === "fresh") base.journal.record(confined.real, found.items);
+  const rows = sortDiagnostics(found.items).map((d) => diagnosticRow(confined.rel, d));
+  const shown = rows.slice(0, MAX_DIAGNOSTICS);
+  const grouped = groupedDiagnosticLines(
+    sortDiagnostics(found.items).map((d) => ({ rel: confined.rel, d })),
+    MAX_DIAGNOSTICS,
+  );
+  const lines = grouped.lines.map((line) => `  ${line}`);
+  const more = rows.length > grouped.covered ? `\n  +${rows.length - grouped.covered} more` : "";
+  return {
+    text: `${freshnessHeader(found, client.spec.id)} ${confined.rel}: ${found.freshness !== "fresh" && found.items.length === 0 ? "none received in time" : countText(found.items)}${lines.length ? `\n${lines.join("\n")}${more}` : ""}`,
+    structured: {
+      action: "diagnostics",
+      server: client.spec.id,
+      freshness: found.freshness,
+      diagnostics: shown,
+      total: rows.length,
+    },
+  };
+}
+
+/** The project-wide check: every root of every catalog server, its checker's findings; counts per file first. */
+export async function projectDiagnostics(
+  base: LspBase,
+  processes: ProcessTracker,
+  signal: AbortSignal,
+  progress: (p: { progress: number; total?: number; message?: string }) => Promise<void>,
+): Promise<LspAnswer> {
+  const jobs = base.supervisor.specs.flatMap((spec) =>
+    rootsIn(base.workdir, spec.rootMarkers).map((root) => ({ spec, root })),
+  );
+  if (jobs.length === 0)
+    throw new ToolError(
+      "No project root of any known language was found in the workdir, so there is nothing to check.",
+    );
+  const reader = snippetReader(base);
+  const rows: DiagnosticRow[] = [];
+  const notes: string[] = [];
+  let done = 0;
+  for (const { spec, root } of jobs) {
+    await progress({
+      progress: done,
+      total: jobs.length,
+      message: `${spec.id} in ${reader.rel(root) || "."}`,
+    });
+    const run = await runCheck(
+      spec,
+      root,
+      base.workdir,
+      processes,
+      signal,
+      base.supervisor.home,
+      base.supervisor.trusted,
+    );
+    done++;
+    const where = `${spec.id} @ ${reader.rel(root) || "."}`;
+    if (run.outcome !== "fresh") notes.push(`${where}: ${run.outcome}${run.note ? ` (${run.note})` : ""}`);
+    else notes.push(`${where}: ${run.command} → ${plural(run.rows.length, "finding")}`);
+    for (const row of run.rows) rows.push({ ...row, path: reader.rel(row.path) });
+  }
+  const order = (r: DiagnosticRow) => (r.severity === "error" ? 0 : r.severity === "warning" ? 1 : 2);
+  rows.sort((a, b) => order(a) - order(b) || a.path.localeCompare(b.path) || a.line - b.line);
+  const perFile = new Map<string, number>();
+  for (const r of rows) perFile.set(r.path, (perFile.get(r.path) ?? 0) + 1);
+  const counts = [...perFile].sort((a, b) => b[1] - a[1]).map(([f, n]) => `  ${f}: ${n}`);
+  const shown = rows.slice(0, MAX_DIAGNOSTICS);
+  const details = shown.map(
+    (r) => `  ${r.path}:${r.line} ${r.severity}: ${r.message.split("\n")[0]}${r.code ? ` [${r.code}]` : ""}`,
+  );
+  const more = rows.length > shown.length ? [`  +${rows.length - shown.length} more`] : [];
+  const complete = notes.every((n) => n.includes("→"));
+  const text = [
+    `Project-wide check: ${plural(rows.length, "finding")} in ${plural(perFile.size, "file")}${complete ? "" : " (some checks did not run — see below; this is not a clean bill for them)"}.`,
+    ...notes.map((n) => `  ${n}`),
+    ...(counts.length ? ["Per file:", ...counts, "Details (errors first):", ...details, ...more] : []),
+  ].join("\n");
+  return {
+    text,
+    structured: {
+      action: "diagnostics",
+      freshness: complete ? "fresh" : "stale",
+      diagnostics: shown,
+      total: rows.length,
+    },
+  };
+}
+
+function countText(items: Diagnostic[]): string {
+  if (items.length === 0) return "no errors or warnings";
+  const errors = items.filter((d) => (d.severity ?? 1) === 1).length;
+  const warnings = items.filter((d) => d.severity === 2).length;
+  const other = items.length - errors - warnings;
+  return [
+    errors && plural(errors, "error"),
+    warnings && plural(warnings, "warning"),
+    other && `${other} info`,
+  ]
+    .filter(Boolean)
+    .join(", ");
+}
+
+function freshnessHeader(found: FileDiagnostics, server: string): string {
+  if (found.freshness === "fresh") return `Diagnostics (${server}, fresh) for`;
+  return `Diagnostics (${server}, ${found.freshness.toUpperCase()}: ${found.why}; may be out of date — not a clean bill) for`;
+}

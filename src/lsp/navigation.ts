@@ -1,0 +1,153 @@
+/**
+ * The navigation actions: definition, type_definition, implementation, references and hover — a target's locations
+ * with one-line snippets (quoted only from the workdir and the library roots), or its hover text.
+ */
+import type { Hover, Location, LocationLink } from "vscode-languageserver-protocol";
+import { plural } from "../files/text.js";
+import { codeActions } from "./code-actions.js";
+import { uriPath } from "./diagnostics.js";
+import { asLocations, hoverText, NOT_SHOWN, type SnippetReader } from "./format.js";
+import type { LspAnswer, NavigationAction, Place } from "./schema.js";
+import {
+  describeTarget,
+  fileUri,
+  type LspBase,
+  requireCapability,
+  snippetReader,
+  type Target,
+} from "./target.js";
+
+const MAX_REFERENCES = 50;
+/** A server younger than this may still be analysing the workspace; its reference lists are confirmed. */
+const CONFIRM_PAUSE_MS = 300;
+
+const METHOD: Record<Exclude<NavigationAction, "code_actions" | "hover">, string> = {
+  definition: "textDocument/definition",
+  type_definition: "textDocument/typeDefinition",
+  implementation: "textDocument/implementation",
+  references: "textDocument/references",
+};
+
+/** The answer of a navigation action at its target. */
+export async function navigate(
+  base: LspBase,
+  t: Target,
+  action: NavigationAction,
+  signal: AbortSignal,
+): Promise<LspAnswer> {
+  requireCapability(t.client, action);
+  const where = describeTarget(t.target);
+  const reader = snippetReader(base);
+  const textDocument = { uri: t.client.documents.get(fileUri(t.file))?.uri ?? fileUri(t.file) };
+  const timeout = base.supervisor.timeouts.requestMs;
+  const server = t.client.spec.id;
+  if (action === "hover") {
+    const ask = () =>
+      t.client.request<Hover | null>(
+        "textDocument/hover",
+        { textDocument, position: t.position },
+        timeout,
+        signal,
+      );
+    let hover = await ask();
+    if (!hoverText(hover) && t.client.progressTitles.length && (await t.client.settled(timeout, 0, signal))) {
+      hover = await ask();
+    }
+    // A hover quotes the definition's file (a docstring, a literal type): when there is something to say, where
+    // the symbol is defined is asked too, so a hover is not the way to read a file outside the workdir.
+    if (hoverText(hover) && t.client.capabilities.definitionProvider) {
+      const defined = await t.client
+        .request<Location | Location[] | LocationLink[] | null>(
+          "textDocument/definition",
+          { textDocument, position: t.position },
+          timeout,
+          signal,
+        )
+        .catch(() => null);
+      const outside = asLocations(defined)
+        .map((loc) => uriPath("targetUri" in loc ? loc.targetUri : loc.uri))
+        .filter((file) => !reader.shows(file));
+      if (outside.length)
+        return {
+          text: `hover ${where}: the symbol is defined outside the workdir (${reader.rel(outside[0]!)}), so what the server says of it is not shown.`,
+          structured: { action, server, target: t.target, hover: NOT_SHOWN },
+        };
+    }
+    const text = hoverText(hover);
+    return {
+      text: text ? `hover ${where}:\n${text}` : `${server} has no hover information ${where}.`,
+      structured: { action, server, target: t.target, hover: text },
+    };
+  }
+  if (action === "code_actions") return codeActions(base, t, where, signal);
+  const params =
+    action === "references"
+      ? { textDocument, position: t.position, context: { includeDeclaration: true } }
+      : { textDocument, position: t.position };
+  const ask = () =>
+    t.client.request<Location | Location[] | LocationLink[] | null>(METHOD[action], params, timeout, signal);
+  let raw = await ask();
+  // A server still loading its project answers empty: wait for its progress to end, then ask once more.
+  if (
+    asLocations(raw).length === 0 &&
+    t.client.progressTitles.length &&
+    (await t.client.settled(timeout, 0, signal))
+  ) {
+    raw = await ask();
+  }
+  // A server started moments ago may answer from a half-analysed workspace (pyright: 3 references, then 4, with no
+  // progress reported). Where the catalog says so, confirm: ask again after a pause until two answers agree. (Not
+  // for every server: it cost tsgo's 17 ms references 300 ms each for the first 15 s.)
+  const confirmMs = t.client.spec.confirmReferencesMs;
+  if (action === "references" && confirmMs && performance.now() - t.client.startedAt < confirmMs) {
+    const deadline = performance.now() + timeout;
+    for (let previous = -1; asLocations(raw).length !== previous && performance.now() < deadline; ) {
+      previous = asLocations(raw).length;
+      await new Promise((r) => setTimeout(r, CONFIRM_PAUSE_MS));
+      raw = await ask();
+    }
+  }
+  const locations = asLocations(raw);
+  // A snippet costs a file read: only for the locations shown (a 300-file project has 600 references).
+  const places = locations.slice(0, MAX_REFERENCES).map((loc) => reader.place(loc));
+  const total = locations.length;
+  const files = new Set(locations.map((loc) => ("targetUri" in loc ? loc.targetUri : loc.uri))).size;
+  const label = action.replace("_", " ");
+  if (places.length === 0) {
+    return {
+      text: `No ${label} found ${where} (${server} answered with no locations).`,
+      structured: { action, server, target: t.target, locations: [], total: 0 },
+    };
+  }
+  if (action !== "references") {
+    const rows = places.map((p) => `  ${p.path}:${p.line}  ${p.snippet}`);
+    return {
+      text: `${label} ${where}${total > places.length ? ` (showing ${places.length} of ${total})` : ""}:\n${rows.join("\n")}`,
+      structured: { action, server, target: t.target, locations: places, total },
+    };
+  }
+  const byFile = new Map<string, Place[]>();
+  for (const p of places) byFile.set(p.path, [...(byFile.get(p.path) ?? []), p]);
+  const rows = [...byFile].map(([f, ps]) => `${f}\n${ps.map((p) => `  ${p.line}  ${p.snippet}`).join("\n")}`);
+  const count = total > places.length ? `showing ${places.length} of ${total}, ` : "";
+  return {
+    text: `${plural(total, "reference")} ${where} (${count}in ${plural(files, "file")}):\n${rows.join("\n")}${notShown(locations.slice(places.length), reader)}`,
+    structured: { action, server, target: t.target, locations: places, total },
+  };
+}
+
+/** One line on the references not shown: how many, in which files (the ten with most first), so the scope is known. */
+function notShown(rest: (Location | LocationLink)[], reader: SnippetReader): string {
+  if (rest.length === 0) return "";
+  const perFile = new Map<string, number>();
+  for (const loc of rest) {
+    const uri = "targetUri" in loc ? loc.targetUri : loc.uri;
+    perFile.set(uri, (perFile.get(uri) ?? 0) + 1);
+  }
+  const named = [...perFile]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 10)
+    .map(([uri, n]) => `${reader.rel(uriPath(uri))} (${n})`);
+  const more = perFile.size > named.length ? `, +${plural(perFile.size - named.length, "more file")}` : "";
+  return `\nNot shown: ${rest.length} more in ${plural(perFile.size, "file")}: ${named.join(", ")}${more}.`;
+}

@@ -1,0 +1,142 @@
+/** symbols: a file's outline, or a workspace search that names which servers searched and which did not, and why. */
+import type { DocumentSymbol, SymbolInformation, WorkspaceSymbol } from "vscode-languageserver-protocol";
+import { ToolError } from "../errors.js";
+import { confineExisting } from "../files/paths.js";
+import { plural } from "../files/text.js";
+import type { LspClient } from "./client.js";
+import { uriPath } from "./diagnostics.js";
+import { SYMBOL_KINDS } from "./format.js";
+import type { LspAnswer, SymbolRow } from "./schema.js";
+import { clientOf, type LspBase, requireCapability, snippetReader } from "./target.js";
+
+const MAX_WORKSPACE_SYMBOLS = 100;
+const MAX_DOCUMENT_SYMBOLS = 200;
+
+export async function symbols(
+  base: LspBase,
+  args: { file?: string | undefined; query?: string | undefined },
+  signal: AbortSignal,
+): Promise<LspAnswer> {
+  const reader = snippetReader(base);
+  if (args.file !== undefined && args.query === undefined) {
+    const confined = await confineExisting(base.workdir, args.file, "file");
+    const { client, languageId } = await base.supervisor.clientFor(confined.real, confined.rel);
+    requireCapability(client, "symbols_file");
+    const { uri } = await client.sync(confined.real, languageId);
+    const raw = await client.request<(DocumentSymbol | SymbolInformation)[] | null>(
+      "textDocument/documentSymbol",
+      { textDocument: { uri } },
+      base.supervisor.timeouts.requestMs,
+      signal,
+    );
+    const rows = flattenSymbols(raw ?? [], confined.rel);
+    const shown = rows.slice(0, MAX_DOCUMENT_SYMBOLS);
+    const count = rows.length > shown.length ? ` (showing ${shown.length} of ${rows.length})` : "";
+    return {
+      text: `${plural(rows.length, "symbol")} in ${confined.rel}${count}:\n${shown.map((s) => `  ${s.line}  ${s.name} (${s.kind})`).join("\n")}`,
+      structured: { action: "symbols", server: client.spec.id, symbols: shown, total: rows.length },
+    };
+  }
+  const query = args.query ?? "";
+  // With a file, its server (started if need be) answers the search; without, every running server does.
+  const clients =
+    args.file !== undefined ? [(await clientOf(base, args.file)).client] : base.supervisor.runningClients();
+  if (clients.length === 0) {
+    throw new ToolError(
+      "No language server is running yet, and a workspace symbol search needs one: pass `file` (a file of the project to search) along with `query`, or call another action on a file first.",
+    );
+  }
+  const rows: SymbolRow[] = [];
+  // The answer names its scope: which servers searched, and which did not and why — a search of the running
+  // servers only must not read as "no such symbol in the project".
+  const searched: string[] = [];
+  const notSearched: string[] = [];
+  const label = (c: LspClient) => `${c.spec.id} @ ${reader.rel(c.root) || "."}`;
+  for (const client of clients) {
+    if (!client.capabilities.workspaceSymbolProvider) {
+      notSearched.push(`${label(client)} has no workspace symbol search`);
+      continue;
+    }
+    let raw: (SymbolInformation | WorkspaceSymbol)[] | null;
+    try {
+      raw = await client.request<(SymbolInformation | WorkspaceSymbol)[] | null>(
+        "workspace/symbol",
+        { query },
+        base.supervisor.timeouts.requestMs,
+        signal,
+      );
+    } catch (error) {
+      notSearched.push(`${label(client)} failed: ${(error as Error).message}`);
+      continue;
+    }
+    searched.push(label(client));
+    for (const s of raw ?? []) {
+      const loc = s.location;
+      const file = uriPath(loc.uri);
+      const line = "range" in loc ? loc.range.start.line + 1 : 0;
+      rows.push({
+        name: s.name,
+        kind: SYMBOL_KINDS[s.kind] ?? "symbol",
+        path: reader.rel(file),
+        line,
+        ...(s.containerName ? { container: s.containerName } : {}),
+      });
+    }
+  }
+  if (args.file === undefined) {
+    const idle = base.supervisor
+      .status()
+      .available.filter((a) => !clients.some((c) => c.spec.id === a.id))
+      .map((a) => `${a.id} (${a.roots.join(", ")})`);
+    if (idle.length)
+      notSearched.push(
+        `${idle.join(", ")} ${idle.length === 1 ? "is" : "are"} not running — pass \`file\` (a file of that language) with \`query\` to search there too`,
+      );
+  }
+  const inWorkdir = rows.filter((r) => !r.path.startsWith("/"));
+  const shown = inWorkdir.slice(0, MAX_WORKSPACE_SYMBOLS);
+  const count = inWorkdir.length > shown.length ? ` (showing ${shown.length} of ${inWorkdir.length})` : "";
+  const by = searched.length ? `searched by ${searched.join(", ")}` : "no server could search";
+  const lines = shown.map(
+    (s) => `  ${s.path}:${s.line}  ${s.name} (${s.kind}${s.container ? ` in ${s.container}` : ""})`,
+  );
+  return {
+    text: [
+      `${plural(inWorkdir.length, "symbol")} matching "${query}"${count}, ${by}${lines.length ? ":" : "."}`,
+      ...lines,
+      ...(notSearched.length ? [`Not searched: ${notSearched.join("; ")}.`] : []),
+    ].join("\n"),
+    structured: {
+      action: "symbols",
+      symbols: shown,
+      total: inWorkdir.length,
+      searched,
+      ...(notSearched.length ? { not_searched: notSearched } : {}),
+    },
+  };
+}
+
+function flattenSymbols(raw: (DocumentSymbol | SymbolInformation)[], rel: string, prefix = ""): SymbolRow[] {
+  const rows: SymbolRow[] = [];
+  for (const s of raw) {
+    if ("selectionRange" in s) {
+      const name = prefix ? `${prefix}.${s.name}` : s.name;
+      rows.push({
+        name,
+        kind: SYMBOL_KINDS[s.kind] ?? "symbol",
+        path: rel,
+        line: s.selectionRange.start.line + 1,
+      });
+      if (s.children?.length) rows.push(...flattenSymbols(s.children, rel, name));
+    } else {
+      const name = s.containerName ? `${s.containerName}.${s.name}` : s.name;
+      rows.push({
+        name,
+        kind: SYMBOL_KINDS[s.kind] ?? "symbol",
+        path: rel,
+        line: s.location.range.start.line + 1,
+      });
+    }
+  }
+  return rows;
+}

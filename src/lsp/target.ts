@@ -1,0 +1,109 @@
+/**
+ * What every feature of the lsp resource shares: the run's servers and journal, and the target of an action — the
+ * file's server, its document synced, and the symbol's position found from a line and a name.
+ */
+import type { ServerCapabilities } from "vscode-languageserver-protocol";
+import { ToolError } from "../errors.js";
+import { fileText } from "../files/lines.js";
+import { confine, confineExisting } from "../files/paths.js";
+import type { LspClient } from "./client.js";
+import { libraryRoots } from "./content-roots.js";
+import { SnippetReader } from "./format.js";
+import type { DiagnosticsJournal } from "./journal.js";
+import { analyse, familyOf, locateSymbol, toEncoding } from "./positions.js";
+import type { LspTarget, NavigationAction } from "./schema.js";
+import type { LspSupervisor } from "./supervisor.js";
+
+export interface LspBase {
+  readonly workdir: string;
+  readonly supervisor: LspSupervisor;
+  readonly journal: DiagnosticsJournal;
+}
+
+/** An action's target: the file's server and language, its path, and the symbol's position as the server counts. */
+export interface Target {
+  readonly client: LspClient;
+  readonly languageId: string;
+  readonly file: string;
+  readonly position: { line: number; character: number };
+  readonly target: LspTarget;
+}
+
+/** Reads snippets for answers from the workdir and the run's library roots only. */
+export function snippetReader(base: LspBase): SnippetReader {
+  return new SnippetReader(base.workdir, libraryRoots(base.supervisor.home));
+}
+
+export const CAPABILITY: Record<
+  NavigationAction | "symbols_file" | "symbols_query" | "rename",
+  keyof ServerCapabilities
+> = {
+  definition: "definitionProvider",
+  type_definition: "typeDefinitionProvider",
+  implementation: "implementationProvider",
+  references: "referencesProvider",
+  hover: "hoverProvider",
+  code_actions: "codeActionProvider",
+  symbols_file: "documentSymbolProvider",
+  symbols_query: "workspaceSymbolProvider",
+  rename: "renameProvider",
+};
+
+/** Finds the file's server and the symbol's position on the line; the document is synced first. */
+export async function findTarget(base: LspBase, file: string, line: number, symbol: string): Promise<Target> {
+  const confined = await confine(base.workdir, file, "file");
+  const text = fileText(confined.real);
+  if (text === undefined) throw new ToolError(`\`file\` ${confined.rel} does not exist or is not readable.`);
+  const { client, languageId } = await base.supervisor.clientFor(confined.real, confined.rel);
+  const family = familyOf(languageId);
+  const located = locateSymbol(text, line, symbol, family);
+  const sync = await client.sync(confined.real, languageId, text);
+  const lineText = analyse(text, family).lines[located.line] ?? "";
+  const position = {
+    line: located.line,
+    character: toEncoding(lineText, located.character, client.encoding),
+  };
+  const target: LspTarget = {
+    path: confined.rel,
+    line,
+    column: located.character + 1,
+    identifier: located.identifier,
+    occurrence: located.occurrence,
+    of: located.of,
+    ...(located.note ? { note: located.note } : {}),
+  };
+  // The first document a fresh server sees starts its project load (typescript-language-server: "Initializing
+  // JS/TS language features", ~2 s), and answers given meanwhile are empty or `any`. Wait for it, once per start.
+  const warmup = client.spec.warmupMs;
+  if (warmup && sync.changed && sync.version === 1 && client.documents.size === 1) {
+    await client.settled(base.supervisor.timeouts.requestMs, warmup);
+  }
+  return { client, languageId, file: confined.real, position, target };
+}
+
+export function requireCapability(client: LspClient, action: keyof typeof CAPABILITY): void {
+  const capability = CAPABILITY[action];
+  if (!client.capabilities[capability]) {
+    throw new ToolError(
+      `${client.spec.name} does not support ${action.replace("_", " ")} (it does not advertise ${capability}). Try another action.`,
+    );
+  }
+}
+
+export function describeTarget(t: LspTarget): string {
+  const which = t.of > 1 ? `, occurrence ${t.occurrence} of ${t.of}` : "";
+  return `for \`${t.identifier}\` at ${t.path}:${t.line} (column ${t.column}${which})${t.note ? ` — ${t.note}` : ""}`;
+}
+
+export function fileUri(file: string): string {
+  return new URL(`file://${file}`).href;
+}
+
+/** The server of a file that must exist (no symbol to find on it). */
+export async function clientOf(
+  base: LspBase,
+  file: string,
+): Promise<{ client: LspClient; languageId: string }> {
+  const confined = await confineExisting(base.workdir, file, "file");
+  return base.supervisor.clientFor(confined.real, confined.rel);
+}
