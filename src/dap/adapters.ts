@@ -211,3 +211,35 @@ export function adapterForProgram(program: string): AdapterSpec {
     ADAPTERS.find((a) => a.extensions.includes(ext) && ext !== "") ?? ADAPTERS.find((a) => a.id === "lldb")!
   );
 }
+
+/** A program already running under a debug server, on a loopback port. */
+export type AttachTarget =
+  | { readonly kind: "debugpy" | "delve"; readonly host: string; readonly port: number }
+  | { readonly kind: "gdb-remote"; readonly host: string; readonly port: number; readonly program?: string };
+
+/**
+ * How to join a program already running under a debug server. debugpy (`python -m debugpy --listen`) and delve
+ * (`dlv --headless`, "remote attach") speak DAP on their port, so the client talks to it directly (`remote`);
+ * lldb-server speaks gdb-remote, so runbound's lldb adapter connects to it (`gdb-remote HOST:PORT`).
+ */
+export function attachRequest(target: AttachTarget): {
+  remote: { host: string; port: number } | undefined;
+  args: Record<string, unknown>;
+} {
+  if (target.kind === "gdb-remote")
+    return {
+      remote: undefined,
+      args: {
+        request: "attach",
+        attachCommands: [`gdb-remote ${target.host}:${target.port}`],
+        ...(target.program ? { program: target.program } : {}),
+      },
+    };
+  return {
+    remote: { host: target.host, port: target.port },
+    args:
+      target.kind === "delve"
+        ? { request: "attach", mode: "remote" }
+        : { request: "attach", justMyCode: true },
+  };
+}

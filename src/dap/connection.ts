@@ -1,0 +1,175 @@
+/**
+ * The connection to a debug adapter: a process runbound starts, spoken to over its stdio — or over TCP where it says
+ * where it listens (delve: "DAP server listening at: HOST:PORT"; its stdout then carries the program's output) —
+ * or a program's own debug server on a port (debugpy --listen, dlv --headless).
+ */
+import net from "node:net";
+import type { DebugProtocol } from "@vscode/debugprotocol";
+import { exitedAndDrained, type ProcessTracker, type TrackedProcess } from "../proc/tracker.js";
+import type { AdapterSpec, ResolvedAdapter } from "./adapters.js";
+import { DapClient } from "./client.js";
+
+/** delve's own lines, which it writes to its stdout and sends as stdout output events among the program's. */
+export const DELVE_OWN_LINES = /^(Building .*|Type 'dlv help' for list of commands\.)\r?\n/gm;
+
+export interface AdapterConnection {
+  readonly client: DapClient;
+  /** The adapter process runbound started; undefined when connected to a program's own debug server. */
+  readonly process?: TrackedProcess;
+}
+
+export interface ConnectionEvents {
+  /** Program output the adapter wrote to its own stdout (delve, after its address line). */
+  output(text: string): void;
+  /** The connection ended: the program's debug server closed it, or the adapter exited (`why` says how). */
+  ended(why: { kind: "closed" } | { kind: "adapter exited"; how: string }): void;
+}
+
+export async function connectAdapter(
+  spec: AdapterSpec,
+  adapter: ResolvedAdapter,
+  remote: { host: string; port: number } | undefined,
+  options: { cwd: string; processes: ProcessTracker; launchMs: number },
+  events: ConnectionEvents,
+): Promise<AdapterConnection> {
+  if (remote) {
+    const socket = await connectTcp(remote);
+    const client = new DapClient(socket, socket);
+    socket.once("close", () => {
+      client.close("the program's debug server closed the connection");
+      events.ended({ kind: "closed" });
+    });
+    return { client };
+  }
+  const proc = options.processes.spawn(`${spec.id} debug adapter`, adapter.command, adapter.args, {
+    cwd: options.cwd,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stderr = "";
+  proc.child.stderr?.on("data", (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-2000);
+  });
+  let client: DapClient;
+  if (adapter.transport === "stdio") client = new DapClient(proc.child.stdout!, proc.child.stdin!);
+  else {
+    const address = await listeningAddress(proc, adapter, options.launchMs, () => stderr, events);
+    const socket = await connectTcp(address);
+    client = new DapClient(socket, socket);
+  }
+  // Only once its pipes are read to the end: a "terminated" written just before a normal exit is seen first.
+  exitedAndDrained(proc).then(({ code, signal }) => {
+    const how = `${signal ?? `code ${code}`}${stderr ? `: ${stderr.trim().split("\n").slice(-2).join(" | ")}` : ""}`;
+    client.close(`the ${spec.name} adapter exited (${how})`);
+    events.ended({ kind: "adapter exited", how });
+  });
+  return { client, process: proc };
+}
+
+/** delve's "listening at: HOST:PORT" line; afterwards its stdout is the program's output, less delve's own lines. */
+function listeningAddress(
+  proc: TrackedProcess,
+  adapter: ResolvedAdapter,
+  launchMs: number,
+  stderr: () => string,
+  events: ConnectionEvents,
+): Promise<{ host: string; port: number }> {
+  return new Promise((resolve, reject) => {
+    let seen = "";
+    const timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `${adapter.command} did not say where it listens within ${launchMs} ms: ${seen || stderr()}`,
+          ),
+        ),
+      launchMs,
+    );
+    const onData = (d: Buffer) => {
+      seen += d.toString();
+      const m = /listening at:\s*([\d.]+):(\d+)/.exec(seen);
+      if (!m) return;
+      clearTimeout(timer);
+      proc.child.stdout?.off("data", onData);
+      proc.child.stdout?.on("data", (more: Buffer) =>
+        events.output(more.toString().replace(DELVE_OWN_LINES, "")),
+      );
+      resolve({ host: m[1]!, port: Number(m[2]) });
+    };
+    proc.child.stdout?.on("data", onData);
+    proc.exited.then(() => reject(new Error(`${adapter.command} exited before listening: ${stderr()}`)));
+  });
+}
+
+/** A DAP connection over TCP; setNoDelay because each step is a small round trip (see ARCHITECTURE.md). */
+async function connectTcp(address: { host: string; port: number }): Promise<net.Socket> {
+  const socket = net.createConnection(address);
+  socket.setNoDelay(true);
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", resolve);
+    socket.once("error", reject);
+  });
+  return socket;
+}
+
+/** The program's output as the session keeps it: the last `limit` characters, and how many were dropped before. */
+export class OutputRing {
+  #text = "";
+  #dropped = 0;
+
+  constructor(readonly limit: number) {}
+
+  append(text: string): void {
+    this.#text += text;
+    if (this.#text.length > this.limit) {
+      this.#dropped += this.#text.length - this.limit;
+      this.#text = this.#text.slice(-this.limit);
+    }
+  }
+
+  contents(): { text: string; dropped: number } {
+    return { text: this.#text, dropped: this.#dropped };
+  }
+
+  /** The last `count` lines, trimmed; "" when nothing was printed. */
+  lastLines(count: number): string {
+    return this.#text.trim().split("\n").slice(-count).join("\n");
+  }
+}
+
+/** The initialize handshake: the adapter's capabilities. */
+export async function initialize(
+  client: DapClient,
+  adapterId: string,
+  requestMs: number,
+): Promise<DebugProtocol.Capabilities> {
+  return (
+    (await client.request<DebugProtocol.Capabilities>(
+      "initialize",
+      {
+        clientID: "runbound",
+        adapterID: adapterId,
+        linesStartAt1: true,
+        columnsStartAt1: true,
+        pathFormat: "path",
+        supportsRunInTerminalRequest: false,
+      },
+      requestMs,
+    )) ?? {}
+  );
+}
+
+/**
+ * Stop where an IDE stops by default (debugpy: uncaught exceptions). Without this a Python program that raises just
+ * exits with a traceback in its output, and the frame that raised is gone.
+ */
+export async function stopOnDefaultExceptions(
+  client: DapClient,
+  capabilities: DebugProtocol.Capabilities,
+  requestMs: number,
+): Promise<void> {
+  const filters = (capabilities.exceptionBreakpointFilters ?? [])
+    .filter((f) => f.default)
+    .map((f) => f.filter);
+  if (filters.length)
+    await client.request("setExceptionBreakpoints", { filters }, requestMs).catch(() => undefined);
+}

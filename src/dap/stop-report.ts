@@ -1,0 +1,227 @@
+/**
+ * What a stopped program looks like, in one answer: the reason, the location with its source line, the first frame
+ * inside the workdir when the top one is not, the top frames, the top frame's locals, what was raised — and what
+ * the adapter did not give, said rather than dropped. Values are clipped with their length said.
+ */
+import path from "node:path";
+import type { DebugProtocol } from "@vscode/debugprotocol";
+import { ToolError } from "../errors.js";
+import { fileLines } from "../files/lines.js";
+import type { DapClient } from "./client.js";
+import { DapRefused, DapTimeout } from "./client.js";
+
+export type SessionState = "running" | "stopped" | "exited";
+
+export interface Frame {
+  id: number;
+  name: string;
+  path?: string;
+  line?: number;
+}
+
+export interface Variable {
+  name: string;
+  value: string;
+  type?: string;
+  reference?: number;
+}
+
+export interface StopReport {
+  state: SessionState;
+  reason?: string;
+  thread_id?: number;
+  location?: { path: string; line: number; function: string; source: string };
+  /** At a stop for "error" (a step the adapter could not take): what the adapter said. */
+  error?: string;
+  /** When the top frame is outside the workdir (a runtime's panic handler, libc): the first frame inside it. */
+  workdir_frame?: { id: number; path: string; line: number; function: string; source: string };
+  /** At a stop for an exception (or a panic, a signal): what was raised, as the adapter names it. */
+  exception?: { id?: string; description: string };
+  /** What the adapter did not give at this stop (frames, scopes, variables), and why: the rest is still answered. */
+  unavailable?: string[];
+  frames?: Frame[];
+  locals?: Variable[];
+  exit_code?: number;
+}
+
+/** Why the program stopped, as the adapter's stopped event said. */
+export interface Stop {
+  readonly reason: string;
+  readonly threadId: number;
+  readonly text?: string;
+  readonly description?: string;
+}
+
+const MAX_FRAMES = 30;
+const MAX_CHILDREN = 50;
+const MAX_VALUE = 400;
+
+/** The requests that look at a stopped program. */
+export class StopInspector {
+  constructor(
+    readonly client: DapClient,
+    readonly adapterName: string,
+    readonly capabilities: DebugProtocol.Capabilities,
+    readonly workdir: string,
+    readonly requestMs: number,
+  ) {}
+
+  async stackFrames(threadId: number): Promise<DebugProtocol.StackFrame[]> {
+    const body = await this.client.request<DebugProtocol.StackTraceResponse["body"]>(
+      "stackTrace",
+      { threadId, startFrame: 0, levels: MAX_FRAMES },
+      this.requestMs,
+    );
+    return (body?.stackFrames ?? []).slice(0, MAX_FRAMES);
+  }
+
+  frame(f: DebugProtocol.StackFrame): Frame {
+    return {
+      id: f.id,
+      name: f.name,
+      ...(f.source?.path ? { path: this.rel(f.source.path) } : {}),
+      ...(f.line ? { line: f.line } : {}),
+    };
+  }
+
+  async scopes(frameId: number): Promise<{ name: string; reference: number }[]> {
+    const body = await this.client.request<DebugProtocol.ScopesResponse["body"]>(
+      "scopes",
+      { frameId },
+      this.requestMs,
+    );
+    return (body?.scopes ?? []).map((s) => ({ name: s.name, reference: s.variablesReference }));
+  }
+
+  async variables(
+    reference: number,
+    limit = MAX_CHILDREN,
+  ): Promise<{ variables: Variable[]; total: number }> {
+    const body = await this.client.request<DebugProtocol.VariablesResponse["body"]>(
+      "variables",
+      { variablesReference: reference },
+      this.requestMs,
+    );
+    const all = (body?.variables ?? []).filter(
+      (v) => !/^(special|function|class|protected) variables$/.test(v.name),
+    );
+    return {
+      total: all.length,
+      variables: all.slice(0, limit).map((v) => ({
+        name: v.name,
+        value: clip(v.value),
+        ...(v.type ? { type: v.type } : {}),
+        ...(v.variablesReference ? { reference: v.variablesReference } : {}),
+      })),
+    };
+  }
+
+  async evaluate(
+    expression: string,
+    frameId: number | undefined,
+  ): Promise<{ result: string; type?: string; reference?: number }> {
+    const body = await this.client
+      .request<DebugProtocol.EvaluateResponse["body"]>(
+        "evaluate",
+        { expression, frameId, context: "repl" },
+        this.requestMs,
+      )
+      .catch((error: Error) => {
+        throw new ToolError(`Evaluating \`${expression}\` failed: ${error.message.trim()}`);
+      });
+    return {
+      result: clip(body.result),
+      ...(body.type ? { type: body.type } : {}),
+      ...(body.variablesReference ? { reference: body.variablesReference } : {}),
+    };
+  }
+
+  /**
+   * The report of a stop. Each request goes out as soon as what it needs is known, and runbound's own work on the
+   * answer is done while the adapter works on the next (ARCHITECTURE.md has the figures).
+   */
+  async report(stop: Stop): Promise<StopReport> {
+    const unavailable: string[] = [];
+    const missing =
+      <T>(what: string, instead: T) =>
+      (error: unknown): T => {
+        unavailable.push(`${what}: ${this.failure(error)}`);
+        return instead;
+      };
+    const raw = await this.stackFrames(stop.threadId).catch(
+      missing("frames", [] as DebugProtocol.StackFrame[]),
+    );
+    const scopesAsked = raw[0] ? this.scopes(raw[0].id).catch(missing("scopes", [])) : undefined;
+    const frames = raw.map((f) => this.frame(f));
+    const top = frames[0];
+    const location = top?.path && top.line ? this.#place(top) : undefined;
+    // A Go panic stops in runtime.fatalpanic, a signal may stop in libc: point at the code the agent can change.
+    const own =
+      top?.path && path.isAbsolute(top.path)
+        ? frames.find((f) => f.path && f.line && !path.isAbsolute(f.path))
+        : undefined;
+    const workdirFrame = own?.path && own.line ? { id: own.id, ...this.#place(own) } : undefined;
+    const first = scopesAsked ? (await scopesAsked)[0] : undefined;
+    const locals = first
+      ? (await this.variables(first.reference, 20).catch(missing("locals", { variables: [] }))).variables
+      : [];
+    const exception = stop.reason === "exception" ? await this.#exception(stop) : undefined;
+    // delve answers a step it cannot take (an unknown goroutine) with a stop for "error": its text is the why.
+    const error = stop.reason === "error" ? (stop.text ?? stop.description) : undefined;
+    return {
+      state: "stopped",
+      reason: stop.reason,
+      thread_id: stop.threadId,
+      ...(exception ? { exception } : {}),
+      ...(error ? { error: clip(error) } : {}),
+      ...(workdirFrame ? { workdir_frame: workdirFrame } : {}),
+      ...(location ? { location } : {}),
+      frames: frames.slice(0, 5),
+      locals,
+      ...(unavailable.length ? { unavailable } : {}),
+    };
+  }
+
+  #place(f: Frame): { path: string; line: number; function: string; source: string } {
+    return { path: f.path!, line: f.line!, function: f.name, source: this.sourceLine(f.path!, f.line!) };
+  }
+
+  /** What a stop for an exception was about: the adapter's exceptionInfo where it has one, else the stop's text. */
+  async #exception(stop: Stop): Promise<StopReport["exception"]> {
+    if (this.capabilities.supportsExceptionInfoRequest) {
+      const info = await this.client
+        .request<DebugProtocol.ExceptionInfoResponse["body"]>(
+          "exceptionInfo",
+          { threadId: stop.threadId },
+          this.requestMs,
+        )
+        .catch(() => undefined);
+      const description = info?.description ?? info?.details?.message ?? stop.text ?? stop.description;
+      if (info && description) return { id: info.exceptionId, description: clip(description) };
+    }
+    const description = stop.text ?? stop.description;
+    return description ? { description: clip(description) } : undefined;
+  }
+
+  /** Why a request at a stop failed, in the adapter's name. */
+  failure(error: unknown): string {
+    if (error instanceof DapTimeout) return error.by(this.adapterName);
+    if (error instanceof DapRefused)
+      return `${this.adapterName} refused ${error.command}: ${error.message.trim()}`;
+    return error instanceof Error ? error.message : String(error);
+  }
+
+  sourceLine(rel: string, line: number): string {
+    return (fileLines(path.resolve(this.workdir, rel))?.[line - 1] ?? "").trim();
+  }
+
+  rel(file: string): string {
+    const rel = path.relative(this.workdir, file);
+    return rel.startsWith("..") ? file : rel;
+  }
+}
+
+/** A value as answers show it: at most MAX_VALUE characters, and when cut, how long it was (an ellipsis alone hid it). */
+export function clip(value: string): string {
+  return value.length > MAX_VALUE ? `${value.slice(0, MAX_VALUE)}… (${value.length} characters)` : value;
+}
