@@ -7,12 +7,13 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AdapterSpec, ResolvedAdapter } from "../src/dap/adapters.js";
+import { describeStop } from "../src/dap/answers.js";
 import { DebugSession } from "../src/dap/session.js";
 import { createRun, type Run } from "../src/index.js";
 import { ProcessTracker } from "../src/proc/tracker.js";
 import { isAlive } from "../src/proc/tree.js";
 import type { ToolContext } from "../src/registry.js";
-import { debugTool, describeStop } from "../src/tools/debug.js";
+import { debugTool } from "../src/tools/debug.js";
 import { call, HOME, textOf, track, workdirWith, workspaceCopy } from "./helpers.js";
 
 interface Case {

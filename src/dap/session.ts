@@ -16,14 +16,8 @@ import {
   OutputRing,
   stopOnDefaultExceptions,
 } from "./connection.js";
-import {
-  type Frame,
-  type SessionState,
-  type Stop,
-  StopInspector,
-  type StopReport,
-  type Variable,
-} from "./stop-report.js";
+import type { Frame, SessionState, StopReport, Variable } from "./schema.js";
+import { type Stop, StopInspector } from "./stop-report.js";
 
 export interface SessionTimeouts {
   /** Any single request. */
@@ -35,7 +29,7 @@ export interface SessionTimeouts {
 }
 
 export type { AttachTarget } from "./adapters.js";
-export type { Frame, SessionState, StopReport, Variable } from "./stop-report.js";
+export type { Frame, SessionState, StopReport, Variable } from "./schema.js";
 
 const OUTPUT_LIMIT = 64 * 1024;
 /** Why a first-stop waiter is withdrawn (made once: an abort's default DOMException costs a stack). */

@@ -9,40 +9,7 @@ import { ToolError } from "../errors.js";
 import { fileLines } from "../files/lines.js";
 import type { DapClient } from "./client.js";
 import { DapRefused, DapTimeout } from "./client.js";
-
-export type SessionState = "running" | "stopped" | "exited";
-
-export interface Frame {
-  id: number;
-  name: string;
-  path?: string;
-  line?: number;
-}
-
-export interface Variable {
-  name: string;
-  value: string;
-  type?: string;
-  reference?: number;
-}
-
-export interface StopReport {
-  state: SessionState;
-  reason?: string;
-  thread_id?: number;
-  location?: { path: string; line: number; function: string; source: string };
-  /** At a stop for "error" (a step the adapter could not take): what the adapter said. */
-  error?: string;
-  /** When the top frame is outside the workdir (a runtime's panic handler, libc): the first frame inside it. */
-  workdir_frame?: { id: number; path: string; line: number; function: string; source: string };
-  /** At a stop for an exception (or a panic, a signal): what was raised, as the adapter names it. */
-  exception?: { id?: string; description: string };
-  /** What the adapter did not give at this stop (frames, scopes, variables), and why: the rest is still answered. */
-  unavailable?: string[];
-  frames?: Frame[];
-  locals?: Variable[];
-  exit_code?: number;
-}
+import type { Frame, StopReport, Variable } from "./schema.js";
 
 /** Why the program stopped, as the adapter's stopped event said. */
 export interface Stop {

@@ -1,0 +1,222 @@
+/**
+ * The debug tool's operations, one handler each (an operation without one is a type error, never a fall-through),
+ * and the text the model reads of a stop.
+ */
+import { ToolError } from "../errors.js";
+import type { DebugAnswer, DebugArgs, DebugOperation } from "./schema.js";
+import type { DebugSession, StopReport } from "./session.js";
+import type { DebugSupervisor } from "./supervisor.js";
+
+type Progress = (update: { progress: number; message?: string }) => Promise<void>;
+type Operation = (
+  args: DebugArgs,
+  debug: DebugSupervisor,
+  progress: Progress,
+) => Promise<DebugAnswer> | DebugAnswer;
+
+function need<K extends keyof DebugArgs>(args: DebugArgs, key: K, why: string): NonNullable<DebugArgs[K]> {
+  const value = args[key];
+  if (value === undefined) throw new ToolError(`${args.operation} needs \`${String(key)}\` (${why}).`);
+  return value as NonNullable<DebugArgs[K]>;
+}
+
+const STEPS = { continue: "continue", step_over: "next", step_in: "stepIn", step_out: "stepOut" } as const;
+
+const resume: Operation = async (args, debug) => {
+  const operation = args.operation as keyof typeof STEPS;
+  const report = await debug.session(operation).resume(STEPS[operation], args.thread_id);
+  return {
+    text: `${describeStop(report)}${failedOutput(report, debug.running)}`,
+    structured: { operation, ...report },
+  };
+};
+
+export const OPERATIONS: Record<DebugOperation, Operation> = {
+  adapters: (_args, debug) => {
+    const adapters = debug.adapters();
+    return {
+      text: adapters.map((a) => `${a.id}: ${a.usable ? "usable" : "not usable"} — ${a.detail}`).join("\n"),
+      structured: { operation: "adapters", adapters },
+    };
+  },
+  status: async (_args, debug) => {
+    const session = debug.running;
+    if (!session)
+      return { text: "No debug session is running.", structured: { operation: "status", state: "none" } };
+    const report = await session.report();
+    return {
+      text: `Session: ${debug.describe(session)}.\n${describeStop(report)}`,
+      structured: { operation: "status", ...report },
+    };
+  },
+  breakpoints: async (args, debug) => {
+    const file = need(args, "file", "the source file");
+    const lines = need(args, "lines", "1-based lines; [] clears the file");
+    const { path, results, sent } = await debug.setBreakpoints(file, lines);
+    const rows = results.map(
+      (r) =>
+        `  ${path}:${r.line} ${r.verified ? `verified${r.actual_line ? ` (moved to line ${r.actual_line})` : ""}` : `not verified${r.message ? `: ${r.message}` : ""}`}`,
+    );
+    const head = lines.length
+      ? `${lines.length} breakpoint${lines.length > 1 ? "s" : ""} in ${path}${sent ? "" : " (set before launch)"}:`
+      : `Cleared the breakpoints of ${path}.`;
+    return {
+      text: [head, ...rows].join("\n"),
+      structured: { operation: "breakpoints", breakpoints: [{ path, results }] },
+    };
+  },
+  launch: async (args, debug, progress) => {
+    const program = need(args, "program", "what to run");
+    // A launch can outlast a client's request timeout (delve builds first; then up to the stop deadline): a beat
+    // each second lets a client that resets its timeout on progress wait it out.
+    const started = Date.now();
+    const beat = setInterval(() => {
+      const seconds = Math.round((Date.now() - started) / 1000);
+      void progress({ progress: seconds, message: `launching ${program}: ${seconds} s` }).catch(
+        () => undefined,
+      );
+    }, 1000);
+    const { report, breakpoints, session } = await debug
+      .launch(program, args.args ?? [])
+      .finally(() => clearInterval(beat));
+    const verified = breakpoints.flatMap((b) =>
+      b.results.map(
+        (r) =>
+          `${b.path}:${r.line} ${r.verified ? "verified" : `not verified${r.message ? ` (${r.message})` : ""}`}`,
+      ),
+    );
+    const head = `Launched ${debug.describe(session)} with ${session.adapter.detail}.${verified.length ? `\nBreakpoints: ${verified.join("; ")}` : ""}`;
+    return {
+      text: `${head}\n${describeStop(report)}${failedOutput(report, session)}`,
+      structured: { operation: "launch", breakpoints, ...report },
+    };
+  },
+  attach: async (args, debug) => {
+    const { report, breakpoints, session } = await debug.attach(
+      need(args, "port", "where the program's debug server listens"),
+    );
+    return {
+      text: `Attached to ${debug.describe(session)} with ${session.adapter.detail}.\n${describeStop(report)}`,
+      structured: { operation: "attach", breakpoints, ...report },
+    };
+  },
+  continue: resume,
+  step_over: resume,
+  step_in: resume,
+  step_out: resume,
+  pause: async (args, debug) => {
+    const report = await debug.session("pause").pause(args.thread_id);
+    return { text: describeStop(report), structured: { operation: "pause", ...report } };
+  },
+  threads: async (args, debug) => {
+    const threads = await debug.session("threads").threads(args.all ?? false);
+    return {
+      text: threads.map((t) => `  ${t.id}  ${t.name}`).join("\n") || "No threads.",
+      structured: { operation: "threads", threads },
+    };
+  },
+  stack: async (args, debug) => {
+    const frames = await debug.session("stack").stack(args.thread_id);
+    return {
+      text:
+        frames.map((f) => `  #${f.id} ${f.name}${f.path ? ` (${f.path}:${f.line})` : ""}`).join("\n") ||
+        "No frames: the adapter listed none for this thread.",
+      structured: { operation: "stack", frames },
+    };
+  },
+  scopes: async (args, debug) => {
+    const scopes = await debug.session("scopes").scopes(need(args, "frame_id", "a frame id from stack"));
+    return {
+      text:
+        scopes.map((s) => `  ${s.name}: reference ${s.reference}`).join("\n") ||
+        `No scopes for frame ${args.frame_id}: take a frame id from the latest stack.`,
+      structured: { operation: "scopes", scopes },
+    };
+  },
+  variables: async (args, debug) => {
+    const reference = need(args, "reference", "from scopes or variables");
+    const { variables, total } = await debug.session("variables").variables(reference);
+    if (variables.length === 0)
+      return {
+        text: `Reference ${reference} has no children. A reference from scopes or variables holds until the program runs again; take a fresh one from the latest stop.`,
+        structured: { operation: "variables", variables, total },
+      };
+    const more = total > variables.length ? `\n(showing ${variables.length} of ${total})` : "";
+    const rows = variables.map(
+      (v) =>
+        `  ${v.name} = ${v.value}${v.type ? ` (${v.type})` : ""}${v.reference ? ` [reference ${v.reference}]` : ""}`,
+    );
+    return { text: rows.join("\n") + more, structured: { operation: "variables", variables, total } };
+  },
+  evaluate: async (args, debug) => {
+    const { result, type } = await debug
+      .session("evaluate")
+      .evaluate(need(args, "expression", "what to evaluate"), args.frame_id);
+    return {
+      text: `${args.expression} = ${result}${type ? ` (${type})` : ""}`,
+      structured: { operation: "evaluate", result },
+    };
+  },
+  output: (_args, debug) => {
+    const session = debug.session("output");
+    const { text, dropped } = session.output();
+    // An attached program was started elsewhere: its output goes to that terminal unless the server forwards it.
+    const none = session.attached
+      ? "(no output received: the program was started outside runbound, so its output goes where it was started unless its debug server forwards it)"
+      : "(no output yet)";
+    return {
+      text: `${dropped ? `(${dropped} earlier bytes dropped)\n` : ""}${text || none}`,
+      structured: { operation: "output", output: text },
+    };
+  },
+  terminate: async (_args, debug) => ({
+    text: await debug.terminate(),
+    structured: { operation: "terminate", state: "exited" },
+  }),
+};
+
+/**
+ * After a program exited with a failure code, its last lines (a Python SyntaxError is raised before any breakpoint,
+ * so the launch answer is the only place the agent sees it without another call).
+ */
+function failedOutput(report: StopReport, session: DebugSession | undefined): string {
+  if (report.state !== "exited" || !report.exit_code || !session) return "";
+  const last = session.lastLines(10);
+  if (!last) return "";
+  const count = last.split("\n").length;
+  return `\nIts last ${count === 1 ? "line" : `${count} lines`} of output:\n${last}`;
+}
+
+export function describeStop(report: StopReport): string {
+  if (report.state === "exited" && report.error)
+    return `${report.error.replace(/^the/, "The")}; the program went with it. Launch again.`;
+  if (report.state === "exited")
+    return `The program exited${report.exit_code !== undefined ? ` with code ${report.exit_code}` : ""}. Its stdout/stderr: the output operation.`;
+  if (report.state === "running")
+    return "The program is running and has not stopped within the deadline; use pause, or status later.";
+  const lines = [
+    `Stopped (${report.reason}) in thread ${report.thread_id}${report.location ? ` at ${report.location.path}:${report.location.line} in ${report.location.function}` : ""}`,
+  ];
+  if (report.location?.source) lines.push(`  ${report.location.line}  ${report.location.source}`);
+  if (report.error) lines.push(`Error: ${report.error}`);
+  if (report.exception)
+    lines.push(
+      `Exception: ${report.exception.id && !report.exception.description.startsWith(report.exception.id) ? `${report.exception.id}: ` : ""}${report.exception.description}`,
+    );
+  if (report.workdir_frame) {
+    const own = report.workdir_frame;
+    lines.push(`First frame in the workdir: #${own.id} ${own.function} at ${own.path}:${own.line}`);
+    if (own.source) lines.push(`  ${own.line}  ${own.source}`);
+  }
+  if (report.frames?.length)
+    lines.push(
+      `Frames: ${report.frames.map((f) => `#${f.id} ${f.name}${f.line ? `:${f.line}` : ""}`).join(" ← ")}`,
+    );
+  if (report.locals?.length)
+    lines.push(
+      `Locals: ${report.locals.map((v) => `${v.name} = ${v.value.length > 60 ? `${v.value.slice(0, 60)}…` : v.value}`).join("; ")}`,
+    );
+  if (report.unavailable?.length)
+    lines.push(`Not available at this stop: ${report.unavailable.join("; ")}. status asks again.`);
+  return lines.join("\n");
+}

@@ -1,0 +1,138 @@
+/** The zod shapes of the debug tool's input and answers: the tool lists them, the resource's types come from them. */
+import { z } from "zod";
+
+export const DEBUG_OPERATIONS = [
+  "adapters",
+  "status",
+  "breakpoints",
+  "launch",
+  "attach",
+  "continue",
+  "pause",
+  "step_over",
+  "step_in",
+  "step_out",
+  "threads",
+  "stack",
+  "scopes",
+  "variables",
+  "evaluate",
+  "output",
+  "terminate",
+] as const;
+
+const frame = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  path: z.string().optional(),
+  line: z.number().int().optional(),
+});
+const variable = z.object({
+  name: z.string(),
+  value: z.string(),
+  type: z.string().optional(),
+  reference: z.number().int().optional(),
+});
+
+export const debugInput = {
+  operation: z.enum(DEBUG_OPERATIONS),
+  file: z.string().optional().describe("breakpoints: the source file."),
+  lines: z
+    .array(z.number().int().min(1))
+    .optional()
+    .describe("breakpoints: 1-based lines; [] clears the file."),
+  program: z
+    .string()
+    .optional()
+    .describe("launch: the program (a .py or .go file or package folder, or a built binary)."),
+  args: z.array(z.string()).optional().describe("launch: the program's arguments."),
+  port: z
+    .number()
+    .int()
+    .min(1)
+    .max(65535)
+    .optional()
+    .describe(
+      "attach: the loopback port of the program's debug server (`python -m debugpy --listen`, `dlv … --headless --listen`, `lldb-server gdbserver`).",
+    ),
+  thread_id: z
+    .number()
+    .int()
+    .optional()
+    .describe("continue, pause, steps, stack: the thread (default: the stopped one)."),
+  frame_id: z.number().int().optional().describe("scopes, evaluate: a frame id from stack."),
+  reference: z.number().int().optional().describe("variables: a reference from scopes or variables."),
+  expression: z.string().optional().describe("evaluate: an expression in the frame's scope."),
+  all: z
+    .boolean()
+    .optional()
+    .describe("threads: include the Go runtime's own goroutines (left out by default)."),
+};
+
+export type DebugOperation = (typeof DEBUG_OPERATIONS)[number];
+/** The arguments as the gate hands them over (parsed, strict). */
+export type DebugArgs = z.infer<z.ZodObject<typeof debugInput>>;
+
+const located = { path: z.string(), line: z.number().int(), function: z.string(), source: z.string() };
+
+/** Where a stopped program stands, in one answer (stop-report.ts builds it). */
+export const stopReportShape = {
+  state: z.enum(["running", "stopped", "exited"]),
+  reason: z.string().optional(),
+  error: z.string().optional().describe('At a stop for "error": what the adapter said.'),
+  workdir_frame: z
+    .object({ id: z.number().int(), ...located })
+    .optional()
+    .describe("When the top frame is outside the workdir: the first frame inside it."),
+  exception: z
+    .object({ id: z.string().optional(), description: z.string() })
+    .optional()
+    .describe("At a stop for an exception: what was raised."),
+  unavailable: z
+    .array(z.string())
+    .optional()
+    .describe("At a stop: what the adapter did not give (frames, scopes, locals), and why."),
+  thread_id: z.number().int().optional(),
+  location: z.object(located).optional(),
+  frames: z.array(frame).optional(),
+  locals: z.array(variable).optional(),
+  exit_code: z.number().int().optional(),
+};
+export type StopReport = z.infer<z.ZodObject<typeof stopReportShape>>;
+export type SessionState = StopReport["state"];
+export type Frame = z.infer<typeof frame>;
+export type Variable = z.infer<typeof variable>;
+
+export const debugOutput = {
+  operation: z.string(),
+  ...stopReportShape,
+  state: z.enum(["running", "stopped", "exited", "none"]).optional(),
+  variables: z.array(variable).optional(),
+  total: z.number().int().optional(),
+  scopes: z.array(z.object({ name: z.string(), reference: z.number().int() })).optional(),
+  threads: z.array(z.object({ id: z.number().int(), name: z.string() })).optional(),
+  result: z.string().optional(),
+  output: z.string().optional(),
+  breakpoints: z
+    .array(
+      z.object({
+        path: z.string(),
+        results: z.array(
+          z.object({
+            line: z.number().int(),
+            verified: z.boolean(),
+            actual_line: z.number().int().optional(),
+            message: z.string().optional(),
+          }),
+        ),
+      }),
+    )
+    .optional(),
+  adapters: z.array(z.object({ id: z.string(), usable: z.boolean(), detail: z.string() })).optional(),
+};
+
+/** What every debug operation answers: text for the model, the structured result for the harness. */
+export interface DebugAnswer {
+  text: string;
+  structured: z.infer<z.ZodObject<typeof debugOutput>>;
+}
