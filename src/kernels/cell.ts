@@ -221,3 +221,9 @@ function clipMiddle(text: string, max: number): string {
   const half = Math.floor(max / 2);
   return `${text.slice(0, half)}\n… (${(text.length - max).toLocaleString("en-US")} characters cut from the middle) …\n${text.slice(-half)}`;
 }
+
+/**
+ * A cell's result, plus whether it ran on a fresh kernel (after `reset`, or because the state was lost before), and
+ * what the first cell of a kernel must know about where it runs.
+ */
+export type CellOutcome = CellResult & { restarted: boolean; lostBefore?: string; notice?: string };

@@ -5,17 +5,21 @@
  * stdin channel.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { type Kernel, KernelManager, ServerConnection } from "@jupyterlab/services";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import WebSocket from "ws";
 import { errorMessage, ToolError } from "../errors.js";
+import { packageRoot } from "../home.js";
 import { type RunLogger, stderrLogger } from "../log.js";
 import { childEnvironment } from "../proc/environment.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { setupCommand } from "../setup/components.mjs";
 import { homeLayout } from "../setup/home.mjs";
 import { denoBinary } from "../setup/npm.js";
-import { BRIDGE_PREFIX, type CellResult, runCell } from "./cell.js";
+import { cellReply } from "./answers.js";
+import { BRIDGE_PREFIX, type CellOutcome, runCell } from "./cell.js";
 import { pythonForCells } from "./interpreters.js";
 import { outsideRunLogger, withRunLogger } from "./library-console.js";
 import { JupyterServer, type KernelSpecFile } from "./server.js";
@@ -44,79 +48,19 @@ export interface KernelOptions {
   readonly sandbox?: Sandbox;
 }
 
-/**
- * A cell's result, plus whether it ran on a fresh kernel (after `reset`, or because the state was lost before), and
- * what the first cell of a kernel must know about where it runs.
- */
-export type CellOutcome = CellResult & { restarted: boolean; lostBefore?: string; notice?: string };
+export type { CellOutcome } from "./cell.js";
 
-/** Answers a cell's tool(name, args) call. */
-export type Bridge = (name: string, args: Record<string, unknown>) => Promise<BridgeReply>;
+/** Answers a cell's tool(name, args) call, as the run answers a model's. */
+export type Bridge = (name: string, args: Record<string, unknown>) => Promise<CallToolResult>;
 
-export interface BridgeReply {
-  readonly text: string;
-  readonly structured?: Record<string, unknown>;
-  readonly isError: boolean;
-}
-
-const PRELUDE: Record<KernelLanguage, string> = {
-  python: `
-def _runbound_setup():
-    import importlib, sys
-    import importlib.metadata as metadata
-    ip = get_ipython()
-    # A failed !cmd (and so a failed %pip) raises, instead of printing an error and counting as success.
-    shell_system = ip.system
-    def system(cmd):
-        shell_system(cmd)
-        code = ip.user_ns.get("_exit_code", 0)
-        if code:
-            raise RuntimeError(f"shell command failed with exit code {code}: {cmd}")
-    ip.system = system
-    pip = ip.find_line_magic("pip")
-    def versions():
-        return {(d.metadata["Name"] or "").lower(): d.version for d in metadata.distributions()}
-    def modules_of(name):
-        try:
-            dist = metadata.distribution(name)
-        except Exception:
-            return {name.replace("-", "_")}
-        found = set((dist.read_text("top_level.txt") or "").split())
-        for f in dist.files or []:
-            top = str(f).split("/")[0]
-            if top.endswith(".py"):
-                top = top[:-3]
-            if top and not top.endswith((".dist-info", ".egg-info", ".pth")) and top != "..":
-                found.add(top)
-        return found or {name.replace("-", "_")}
-    def pip_magic(line):
-        """%pip, and afterwards the modules of every distribution it changed are evicted from sys.modules."""
-        before = versions()
-        pip(line)
-        after = versions()
-        changed = sorted({n for n in after if before.get(n) != after[n]} | {n for n in before if n not in after})
-        evicted = []
-        for name in changed:
-            for module in modules_of(name):
-                for key in [k for k in sys.modules if k == module or k.startswith(module + ".")]:
-                    del sys.modules[key]
-                    evicted.append(key)
-        importlib.invalidate_caches()
-        if changed:
-            print(f"(evicted {len(evicted)} loaded modules of {', '.join(changed)}: the next import loads what was installed)")
-    ip.register_magic_function(pip_magic, "line", "pip")
-_runbound_setup()
-del _runbound_setup
-
-def tool(name, args=None):
-    """Call one of this run's tools (the same gate as a model's call). Returns a dict: text plus structured fields."""
-    import json as _json
-    _reply = _json.loads(input(${JSON.stringify(BRIDGE_PREFIX)} + _json.dumps({"name": name, "args": args or {}})))
-    if "error" in _reply:
-        raise RuntimeError(_reply["error"])
-    return _reply["result"]
-`,
-  javascript: `
+/** The prelude of each kernel: Python's lives in python/kernel-prelude.py (shipped with the package). */
+const PRELUDE: Record<KernelLanguage, () => string> = {
+  python: () =>
+    readFileSync(path.join(packageRoot(), "python", "kernel-prelude.py"), "utf8").replaceAll(
+      "__RUNBOUND_BRIDGE_PREFIX__",
+      JSON.stringify(BRIDGE_PREFIX),
+    ),
+  javascript: () => `
 globalThis.tool = (name, args = {}) => {
   const reply = JSON.parse(prompt(${JSON.stringify(BRIDGE_PREFIX)} + JSON.stringify({ name, args })));
   if ("error" in reply) throw new Error(reply.error);
@@ -124,7 +68,6 @@ globalThis.tool = (name, args = {}) => {
 };
 `,
 };
-
 export class KernelFactory {
   readonly #workdir: string;
   readonly #home: string;
@@ -199,10 +142,7 @@ export class KernelFactory {
         try {
           const { name, args } = JSON.parse(request) as { name: string; args: Record<string, unknown> };
           // The tools it reaches are not the kernel library: their console lines stay theirs.
-          const reply = await outsideRunLogger(() => bridge(name, args ?? {}));
-          return JSON.stringify(
-            reply.isError ? { error: reply.text } : { result: { text: reply.text, ...reply.structured } },
-          );
+          return cellReply(await outsideRunLogger(() => bridge(name, args ?? {})));
         } catch (error) {
           return JSON.stringify({ error: `tool() failed: ${(error as Error).message}` });
         }
@@ -285,7 +225,7 @@ export class KernelFactory {
     // (The library awaits it inside a `void` promise on autorestart, so the returned promise must not reject.)
     kernel.reconnect = () => reconnect().catch(() => undefined);
     await kernel.info;
-    const prelude = kernel.requestExecute({ code: PRELUDE[language], silent: true, store_history: false });
+    const prelude = kernel.requestExecute({ code: PRELUDE[language](), silent: true, store_history: false });
     await prelude.done;
     return kernel;
   }

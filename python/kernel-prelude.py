@@ -1,0 +1,56 @@
+# The prelude of every Python kernel runbound starts: a failed !cmd raises, %pip evicts what it changed, and
+# tool() calls this run's tools over the kernel's stdin channel. runbound puts its bridge prefix where it says so.
+def _runbound_setup():
+    import importlib, sys
+    import importlib.metadata as metadata
+    ip = get_ipython()
+    # A failed !cmd (and so a failed %pip) raises, instead of printing an error and counting as success.
+    shell_system = ip.system
+    def system(cmd):
+        shell_system(cmd)
+        code = ip.user_ns.get("_exit_code", 0)
+        if code:
+            raise RuntimeError(f"shell command failed with exit code {code}: {cmd}")
+    ip.system = system
+    pip = ip.find_line_magic("pip")
+    def versions():
+        return {(d.metadata["Name"] or "").lower(): d.version for d in metadata.distributions()}
+    def modules_of(name):
+        try:
+            dist = metadata.distribution(name)
+        except Exception:
+            return {name.replace("-", "_")}
+        found = set((dist.read_text("top_level.txt") or "").split())
+        for f in dist.files or []:
+            top = str(f).split("/")[0]
+            if top.endswith(".py"):
+                top = top[:-3]
+            if top and not top.endswith((".dist-info", ".egg-info", ".pth")) and top != "..":
+                found.add(top)
+        return found or {name.replace("-", "_")}
+    def pip_magic(line):
+        """%pip, and afterwards the modules of every distribution it changed are evicted from sys.modules."""
+        before = versions()
+        pip(line)
+        after = versions()
+        changed = sorted({n for n in after if before.get(n) != after[n]} | {n for n in before if n not in after})
+        evicted = []
+        for name in changed:
+            for module in modules_of(name):
+                for key in [k for k in sys.modules if k == module or k.startswith(module + ".")]:
+                    del sys.modules[key]
+                    evicted.append(key)
+        importlib.invalidate_caches()
+        if changed:
+            print(f"(evicted {len(evicted)} loaded modules of {', '.join(changed)}: the next import loads what was installed)")
+    ip.register_magic_function(pip_magic, "line", "pip")
+_runbound_setup()
+del _runbound_setup
+
+def tool(name, args=None):
+    """Call one of this run's tools (the same gate as a model's call). Returns a dict: text plus structured fields."""
+    import json as _json
+    _reply = _json.loads(input(__RUNBOUND_BRIDGE_PREFIX__ + _json.dumps({"name": name, "args": args or {}})))
+    if "error" in _reply:
+        raise RuntimeError(_reply["error"])
+    return _reply["result"]
