@@ -1,15 +1,8 @@
 /**
  * Tool specs and the registry of one run. A spec is the whole contract of a tool (name, tier, schemas, the
- * description the model reads); `mount` puts the specs a surface may see on an McpServer, and routes every call
- * through the gate.
+ * description the model reads); the registry is the run's catalog of them.
  */
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import {
-  type CallToolResult,
-  ErrorCode,
-  McpError,
-  type ToolAnnotations,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import type { ProcessTracker } from "./proc/tracker.js";
 import type { ResourceKey, Resources } from "./resources.js";
@@ -109,25 +102,20 @@ export interface AfterWriteHook<V = unknown> {
   run(paths: readonly string[], signal: AbortSignal): Promise<{ text: string; value: V } | undefined>;
 }
 
-interface Mount {
-  readonly surface: Surface;
-  readonly server: McpServer;
-  readonly caller: Caller;
-}
-
 export interface RegistryOptions {
-  readonly serverName: string;
-  readonly serverVersion: string;
   readonly isWired: (key: ResourceKey) => boolean;
-  readonly dispatch: Dispatch;
   readonly afterWrite: () => readonly AfterWriteHook[];
 }
 
+/**
+ * The catalog of a run's tools: the specs whose resources are wired, the ones left out and why, and the output
+ * shapes as listed. It neither mounts nor calls anything (mount.ts and gate.ts do).
+ */
 export class Registry {
   readonly #specs = new Map<string, AnyToolSpec>();
   /** Specs left out because a resource is not wired: name → the missing keys (for a clear refusal). */
   readonly #unwired = new Map<string, ResourceKey[]>();
-  readonly #mounts = new Set<Mount>();
+  readonly #added = new Set<(spec: AnyToolSpec) => void>();
   readonly #options: RegistryOptions;
 
   constructor(options: RegistryOptions) {
@@ -138,24 +126,21 @@ export class Registry {
   add(spec: AnyToolSpec): boolean {
     if (this.#specs.has(spec.name)) throw new Error(`a tool named "${spec.name}" is already registered`);
     const missing = this.missing(spec);
-    if (missing.length) this.#unwired.set(spec.name, missing);
-    else {
-      this.#unwired.delete(spec.name);
-      this.#specs.set(spec.name, spec);
-      for (const mount of this.#mounts) {
-        if (surfaceSees(mount.surface, spec.tier))
-          this.#register(mount.server, spec, mount.surface, mount.caller);
-      }
-      return true;
+    if (missing.length) {
+      this.#unwired.set(spec.name, missing);
+      return false;
     }
-    return false;
+    this.#unwired.delete(spec.name);
+    this.#specs.set(spec.name, spec);
+    for (const listener of this.#added) listener(spec);
+    return true;
   }
 
-  /** Routes a call that did not come over a link (kernel bridge, worker) through the same gate. */
-  dispatch(request: CallRequest): Promise<CallToolResult> {
-    return this.#options.dispatch(request);
+  /** Calls `listener` with every spec added from now on (a mounted surface lists it); returns the unsubscribe. */
+  onAdd(listener: (spec: AnyToolSpec) => void): () => void {
+    this.#added.add(listener);
+    return () => this.#added.delete(listener);
   }
-
   /** The missing resources of a tool that was left out, or undefined. */
   unwired(name: string): ResourceKey[] | undefined {
     return this.#unwired.get(name);
@@ -184,94 +169,5 @@ export class Registry {
       this.#options.afterWrite().map((hook) => [hook.key, hook.schema.optional()]),
     );
     return { ...spec.output, ...extra };
-  }
-
-  /**
-   * A new McpServer listing the tools this surface may see. Calls go to the dispatcher, which checks the surface
-   * again: a crafted call for a tool the surface does not list is refused there, with a reason.
-   */
-  mount(surface: Surface, caller: Caller = "model"): { server: McpServer; unmount: () => void } {
-    const server = new McpServer(
-      { name: this.#options.serverName, version: this.#options.serverVersion },
-      { capabilities: { tools: { listChanged: true } } },
-    );
-    // The SDK installs its tools/list and tools/call handlers lazily on the first registerTool; install them now so
-    // a surface with no tools still answers tools/list, and so their tools/call handler can be taken away below.
-    const internals = server as unknown as { setToolRequestHandlers?: () => void };
-    if (typeof internals.setToolRequestHandlers !== "function") {
-      throw new Error(
-        "@modelcontextprotocol/sdk changed: McpServer.setToolRequestHandlers is gone; pin 1.32.x",
-      );
-    }
-    internals.setToolRequestHandlers();
-    const mount: Mount = { surface, server, caller };
-    for (const spec of this.visible(surface)) this.#register(server, spec, surface, caller);
-    // tools/call reaches the dispatcher without the SDK's tools/call handling, which parsed every request twice and
-    // every result once more with zod: ~0.1 ms a call between I/O (measured on a 3.4 ms lldb step), for checks the
-    // gate makes anyway (strict arguments, the output schema). The fallback is the SDK's hook for a method that has no
-    // handler of its own.
-    server.server.removeRequestHandler("tools/call");
-    server.server.fallbackRequestHandler = async (request, extra) => {
-      if (request.method !== "tools/call")
-        throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-      const { name, arguments: args, _meta } = request.params ?? {};
-      if (typeof name !== "string")
-        throw new McpError(
-          ErrorCode.InvalidParams,
-          "tools/call needs params.name, the name of a listed tool",
-        );
-      if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args)))
-        throw new McpError(
-          ErrorCode.InvalidParams,
-          `tools/call ${name}: params.arguments must be an object of the tool's arguments`,
-        );
-      const token = (_meta as { progressToken?: string | number } | undefined)?.progressToken;
-      return this.#options.dispatch({
-        name,
-        args: (args ?? {}) as Record<string, unknown>,
-        surface,
-        caller,
-        signal: extra.signal,
-        progress:
-          token === undefined
-            ? undefined
-            : (update) =>
-                extra.sendNotification({
-                  method: "notifications/progress",
-                  params: { progressToken: token, ...update },
-                }),
-      });
-    };
-    this.#mounts.add(mount);
-    return { server, unmount: () => this.#mounts.delete(mount) };
-  }
-
-  #register(server: McpServer, spec: AnyToolSpec, surface: Surface, caller: Caller): void {
-    const annotations: ToolAnnotations = {
-      title: spec.title,
-      readOnlyHint: spec.tier === "read",
-      destructiveHint: spec.tier !== "read",
-      idempotentHint: false,
-      openWorldHint: false,
-    };
-    server.registerTool(
-      spec.name,
-      {
-        title: spec.title,
-        description: spec.description,
-        inputSchema: spec.input,
-        outputSchema: this.outputShape(spec),
-        annotations,
-      },
-      // Never reached: tools/call is routed to the dispatcher above. Kept correct in case a host calls it.
-      (args: unknown, extra: { signal: AbortSignal }) =>
-        this.#options.dispatch({
-          name: spec.name,
-          args,
-          surface,
-          caller,
-          signal: extra.signal,
-        }),
-    );
   }
 }

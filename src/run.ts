@@ -14,7 +14,7 @@ import { type DebugOptions, DebugSupervisor } from "./dap/supervisor.js";
 import { errorMessage } from "./errors.js";
 import { FileStore } from "./files/store.js";
 import { visibleLine } from "./files/visible.js";
-import { createDispatcher, errorResult } from "./gate.js";
+import { createDispatcher } from "./gate.js";
 import { KernelFactory, type KernelOptions } from "./kernels/factory.js";
 import { Lanes } from "./lanes.js";
 import type { RunLogger } from "./log.js";
@@ -22,6 +22,7 @@ import { afterWriteDiagnosticsSchema } from "./lsp/schema.js";
 import { LanguageService } from "./lsp/service.js";
 import type { LspOptions } from "./lsp/supervisor.js";
 import { type TrustAsked, WorkspaceTrust } from "./lsp/trust.js";
+import { type Mounted, mountSurface } from "./mount.js";
 import type { EnvPolicy } from "./proc/environment.js";
 import { ProcessTracker } from "./proc/tracker.js";
 import type { QuestionPort } from "./questions/card.js";
@@ -41,6 +42,8 @@ import { isSurface, SURFACES, type Surface } from "./surfaces.js";
 import { BUILTIN_TOOLS } from "./tools/index.js";
 import { VERSION } from "./version.js";
 import { type VibeOptions, WorkerPool } from "./workers/pool.js";
+
+const SERVER_INFO = { name: "runbound", version: VERSION };
 
 export interface QuestionsOption {
   readonly port: QuestionPort;
@@ -130,10 +133,11 @@ export class Run {
   readonly approvals: ApprovalGate;
   readonly #resources: Partial<Resources> = {};
   readonly #registry: Registry;
+  readonly #dispatch: Dispatch;
   readonly #lanes = new Lanes();
   readonly #hooks: AfterWriteHook[] = [];
   readonly #links = new Set<PrivateLink>();
-  readonly #servers = new Set<{ server: McpServer; unmount: () => void }>();
+  readonly #servers = new Set<Mounted>();
   readonly #ended = new AbortController();
   #disposing: Promise<void> | undefined;
 
@@ -202,16 +206,11 @@ export class Run {
       });
     }
     this.approvals = new ApprovalGate(options.approver, this.#resources.questions);
-    // The registry routes calls to the dispatcher, and the dispatcher looks tools up in the registry.
-    let dispatch: Dispatch = async () => errorResult("runbound is still starting this run");
     this.#registry = new Registry({
-      serverName: "runbound",
-      serverVersion: VERSION,
       isWired: (key) => this.#resources[key] !== undefined,
-      dispatch: (request) => dispatch(request),
       afterWrite: () => this.#hooks,
     });
-    dispatch = createDispatcher({
+    this.#dispatch = createDispatcher({
       registry: this.#registry,
       lanes: this.#lanes,
       approvals: this.approvals,
@@ -262,7 +261,7 @@ export class Run {
     caller: Caller,
   ): Promise<Client> {
     this.#assertLive("link");
-    const mounted = this.#registry.mount(surface, caller);
+    const mounted = mountSurface(this.#registry, this.#dispatch, SERVER_INFO, surface, caller);
     const link = await linkPrivately(mounted.server, clientInfo);
     this.#links.add(link);
     link.client.onclose = () => {
@@ -276,7 +275,7 @@ export class Run {
   mcpServer(options: { surface: Surface }): McpServer {
     const surface = checkSurface(options.surface);
     this.#assertLive("mcpServer");
-    const mounted = this.#registry.mount(surface);
+    const mounted = mountSurface(this.#registry, this.#dispatch, SERVER_INFO, surface);
     this.#servers.add(mounted);
     return mounted.server;
   }
@@ -303,7 +302,7 @@ export class Run {
    * same gate applies: a surface that cannot see a tool cannot call it.
    */
   callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
-    return this.#registry.dispatch({
+    return this.#dispatch({
       name,
       args,
       surface: checkSurface(options.surface),
