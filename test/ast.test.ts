@@ -78,7 +78,7 @@ describe("ast_grep semantics per language: $X one node, $$$X a sequence, $_ bind
   ] as const;
 
   for (const c of cases) {
-    it(`${c.language}`, async () => {
+    it(`${c.language}: $X binds one node, $$$X a sequence, $_ nothing, a repeated $X the same text`, async () => {
       const { grep } = await astClient({ [c.file]: c.source });
       for (const [pattern, lines] of [c.one, c.many, c.wildcard, c.same]) {
         const result = await grep({ pattern, path: c.file });

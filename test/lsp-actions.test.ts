@@ -139,6 +139,7 @@ describe("lsp actions over the sample workspace", () => {
   it("reload restarts the server of that file's root, which then answers again", async () => {
     await lsp({ action: "hover", file: "ts/src/main.ts", line: 4, symbol: "stock.add" });
     const before = textOf(await lsp({ action: "status" })).match(/tsgo @ ts: ready, pid (\d+)/)?.[1];
+    expect(before).toBeDefined();
     const reloaded = await lsp({ action: "reload", file: "ts/src/main.ts" });
     expect(textOf(reloaded)).toMatch(/^Reloaded: tsgo @ ts \(ready\)$/);
     const after = textOf(await lsp({ action: "status" })).match(/tsgo @ ts: ready, pid (\d+)/)?.[1];

@@ -6,7 +6,7 @@ import { track, workdirWith } from "./helpers.js";
 // update with `npm run snapshots` and review the diff. In CI (CI=true) a difference fails the run.
 describe("tools/list schemas per surface (snapshots)", () => {
   for (const surface of SURFACES) {
-    it(`${surface}`, async () => {
+    it(`${surface}: tools/list matches its snapshot (names, descriptions, input and output schemas)`, async () => {
       const workdir = await workdirWith();
       const run = track(
         await createRun({ workdir, conversationId: "c", questions: new ProgrammaticQuestionPort() }),
