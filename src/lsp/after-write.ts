@@ -27,33 +27,9 @@ export class WriteDiagnostics {
     signal: AbortSignal,
   ): Promise<{ text: string; value: AfterWriteDiagnostics } | undefined> {
     const batch = fanOut(signal);
-    const results = await Promise.all(
-      paths.map(async (rel) => {
-        const confined = await confine(this.#base.workdir, rel).catch(() => undefined);
-        if (!confined || !this.#base.supervisor.specFor(confined.real)) return undefined;
-        if (!existsSync(confined.real)) {
-          // Deleted or moved away by this write: the server must forget it, or it keeps reporting on a ghost.
-          await this.#base.supervisor.forget(confined.real);
-          this.#base.journal.record(confined.real, []);
-          return undefined;
-        }
-        try {
-          const { client, found } = await diagnosticsAt(this.#base, confined, batch.signal, true);
-          return {
-            rel: confined.rel,
-            server: client.spec.id,
-            found,
-            delta:
-              found.freshness === "fresh" ? this.#base.journal.record(confined.real, found.items) : undefined,
-          };
-        } catch (error) {
-          return {
-            rel: confined.rel,
-            unavailable: error instanceof ToolError ? error.message : (error as Error).message,
-          };
-        }
-      }),
-    ).finally(() => batch.dispose());
+    const results = await Promise.all(paths.map((rel) => this.#check(rel, batch.signal))).finally(() =>
+      batch.dispose(),
+    );
     const files = results.filter((r) => r !== undefined);
     if (files.length === 0) return undefined;
     const before = this.#toldUnavailable.size;
@@ -113,5 +89,32 @@ export class WriteDiagnostics {
     const body = served ? [head + (added.length ? ":" : "."), ...shown, ...tail, ...lines] : lines;
     if (body.length === 0 && this.#toldUnavailable.size === before) return { text: "", value };
     return { text: body.join("\n"), value };
+  }
+
+  /** One written file's diagnostics and what is new in them; undefined when no server handles it (or it is gone). */
+  async #check(rel: string, signal: AbortSignal) {
+    const confined = await confine(this.#base.workdir, rel).catch(() => undefined);
+    if (!confined || !this.#base.supervisor.specFor(confined.real)) return undefined;
+    if (!existsSync(confined.real)) {
+      // Deleted or moved away by this write: the server must forget it, or it keeps reporting on a ghost.
+      await this.#base.supervisor.forget(confined.real);
+      this.#base.journal.record(confined.real, []);
+      return undefined;
+    }
+    try {
+      const { client, found } = await diagnosticsAt(this.#base, confined, signal, true);
+      return {
+        rel: confined.rel,
+        server: client.spec.id,
+        found,
+        delta:
+          found.freshness === "fresh" ? this.#base.journal.record(confined.real, found.items) : undefined,
+      };
+    } catch (error) {
+      return {
+        rel: confined.rel,
+        unavailable: error instanceof ToolError ? error.message : (error as Error).message,
+      };
+    }
   }
 }

@@ -37,49 +37,49 @@ export async function navigate(
 ): Promise<LspAnswer> {
   requireCapability(t.client, action);
   const where = describeTarget(t.target);
+  if (action === "hover") return hover(base, t, where, signal);
+  if (action === "code_actions") return codeActions(base, t, where, signal);
+  const locations = await locationsOf(base, t, action, signal);
   const reader = snippetReader(base);
-  const textDocument = { uri: t.client.documents.get(fileUri(t.file))?.uri ?? fileUri(t.file) };
-  const timeout = base.supervisor.timeouts.requestMs;
+  // A snippet costs a file read: only for the locations shown (a 300-file project has 600 references).
+  const places = locations.slice(0, MAX_REFERENCES).map((loc) => reader.place(loc));
+  const total = locations.length;
   const server = t.client.spec.id;
-  if (action === "hover") {
-    const ask = () =>
-      t.client.request<Hover | null>(
-        "textDocument/hover",
-        { textDocument, position: t.position },
-        timeout,
-        signal,
-      );
-    let hover = await ask();
-    if (!hoverText(hover) && t.client.progressTitles.length && (await t.client.settled(timeout, 0, signal))) {
-      hover = await ask();
-    }
-    // A hover quotes the definition's file (a docstring, a literal type): when there is something to say, where
-    // the symbol is defined is asked too, so a hover is not the way to read a file outside the workdir.
-    if (hoverText(hover) && t.client.capabilities.definitionProvider) {
-      const defined = await t.client
-        .request<Location | Location[] | LocationLink[] | null>(
-          "textDocument/definition",
-          { textDocument, position: t.position },
-          timeout,
-          signal,
-        )
-        .catch(() => null);
-      const outside = asLocations(defined)
-        .map((loc) => uriPath("targetUri" in loc ? loc.targetUri : loc.uri))
-        .filter((file) => !reader.shows(file));
-      if (outside.length)
-        return {
-          text: `hover ${where}: the symbol is defined outside the workdir (${reader.rel(outside[0]!)}), so what the server says of it is not shown.`,
-          structured: { action, server, target: t.target, hover: NOT_SHOWN },
-        };
-    }
-    const text = hoverText(hover);
+  const label = action.replace("_", " ");
+  const structured = { action, server, target: t.target, locations: places, total };
+  if (places.length === 0)
+    return { text: `No ${label} found ${where} (${server} answered with no locations).`, structured };
+  if (action !== "references") {
+    const rows = places.map((p) => `  ${p.path}:${p.line}  ${p.snippet}`);
     return {
-      text: text ? `hover ${where}:\n${text}` : `${server} has no hover information ${where}.`,
-      structured: { action, server, target: t.target, hover: text },
+      text: `${label} ${where}${total > places.length ? ` (showing ${places.length} of ${total})` : ""}:\n${rows.join("\n")}`,
+      structured,
     };
   }
-  if (action === "code_actions") return codeActions(base, t, where, signal);
+  const files = new Set(locations.map((loc) => ("targetUri" in loc ? loc.targetUri : loc.uri))).size;
+  const byFile = new Map<string, Place[]>();
+  for (const p of places) byFile.set(p.path, [...(byFile.get(p.path) ?? []), p]);
+  const rows = [...byFile].map(([f, ps]) => `${f}\n${ps.map((p) => `  ${p.line}  ${p.snippet}`).join("\n")}`);
+  const count = total > places.length ? `showing ${places.length} of ${total}, ` : "";
+  return {
+    text: `${plural(total, "reference")} ${where} (${count}in ${plural(files, "file")}):\n${rows.join("\n")}${notShown(locations.slice(places.length), reader)}`,
+    structured,
+  };
+}
+
+function textDocumentOf(t: Target): { uri: string } {
+  return { uri: t.client.documents.get(fileUri(t.file))?.uri ?? fileUri(t.file) };
+}
+
+/** The locations a server gives, asked again when it was still loading or (where the catalog says) just started. */
+async function locationsOf(
+  base: LspBase,
+  t: Target,
+  action: Exclude<NavigationAction, "hover" | "code_actions">,
+  signal: AbortSignal,
+): Promise<(Location | LocationLink)[]> {
+  const textDocument = textDocumentOf(t);
+  const timeout = base.supervisor.timeouts.requestMs;
   const params =
     action === "references"
       ? { textDocument, position: t.position, context: { includeDeclaration: true } }
@@ -96,8 +96,8 @@ export async function navigate(
     raw = await ask();
   }
   // A server started moments ago may answer from a half-analysed workspace (pyright: 3 references, then 4, with no
-  // progress reported). Where the catalog says so, confirm: ask again after a pause until two answers agree. (Not
-  // for every server: it cost tsgo's 17 ms references 300 ms each for the first 15 s.)
+  // progress reported). Where the catalog says so, confirm: ask again after a pause until two answers agree (not
+  // for every server: the cost is in ARCHITECTURE.md).
   const confirmMs = t.client.spec.confirmReferencesMs;
   if (action === "references" && confirmMs && performance.now() - t.client.startedAt < confirmMs) {
     const deadline = performance.now() + timeout;
@@ -107,32 +107,51 @@ export async function navigate(
       raw = await ask();
     }
   }
-  const locations = asLocations(raw);
-  // A snippet costs a file read: only for the locations shown (a 300-file project has 600 references).
-  const places = locations.slice(0, MAX_REFERENCES).map((loc) => reader.place(loc));
-  const total = locations.length;
-  const files = new Set(locations.map((loc) => ("targetUri" in loc ? loc.targetUri : loc.uri))).size;
-  const label = action.replace("_", " ");
-  if (places.length === 0) {
-    return {
-      text: `No ${label} found ${where} (${server} answered with no locations).`,
-      structured: { action, server, target: t.target, locations: [], total: 0 },
-    };
+  return asLocations(raw);
+}
+
+/**
+ * A hover quotes the definition's file (a docstring, a literal type): when there is something to say, where the
+ * symbol is defined is asked too, so a hover is not the way to read a file outside the workdir.
+ */
+async function hover(base: LspBase, t: Target, where: string, signal: AbortSignal): Promise<LspAnswer> {
+  const textDocument = textDocumentOf(t);
+  const timeout = base.supervisor.timeouts.requestMs;
+  const server = t.client.spec.id;
+  const ask = () =>
+    t.client.request<Hover | null>(
+      "textDocument/hover",
+      { textDocument, position: t.position },
+      timeout,
+      signal,
+    );
+  let answer = await ask();
+  if (!hoverText(answer) && t.client.progressTitles.length && (await t.client.settled(timeout, 0, signal))) {
+    answer = await ask();
   }
-  if (action !== "references") {
-    const rows = places.map((p) => `  ${p.path}:${p.line}  ${p.snippet}`);
-    return {
-      text: `${label} ${where}${total > places.length ? ` (showing ${places.length} of ${total})` : ""}:\n${rows.join("\n")}`,
-      structured: { action, server, target: t.target, locations: places, total },
-    };
+  const text = hoverText(answer);
+  if (text && t.client.capabilities.definitionProvider) {
+    const reader = snippetReader(base);
+    const defined = await t.client
+      .request<Location | Location[] | LocationLink[] | null>(
+        "textDocument/definition",
+        { textDocument, position: t.position },
+        timeout,
+        signal,
+      )
+      .catch(() => null);
+    const outside = asLocations(defined)
+      .map((loc) => uriPath("targetUri" in loc ? loc.targetUri : loc.uri))
+      .filter((file) => !reader.shows(file));
+    if (outside.length)
+      return {
+        text: `hover ${where}: the symbol is defined outside the workdir (${reader.rel(outside[0]!)}), so what the server says of it is not shown.`,
+        structured: { action: "hover", server, target: t.target, hover: NOT_SHOWN },
+      };
   }
-  const byFile = new Map<string, Place[]>();
-  for (const p of places) byFile.set(p.path, [...(byFile.get(p.path) ?? []), p]);
-  const rows = [...byFile].map(([f, ps]) => `${f}\n${ps.map((p) => `  ${p.line}  ${p.snippet}`).join("\n")}`);
-  const count = total > places.length ? `showing ${places.length} of ${total}, ` : "";
   return {
-    text: `${plural(total, "reference")} ${where} (${count}in ${plural(files, "file")}):\n${rows.join("\n")}${notShown(locations.slice(places.length), reader)}`,
-    structured: { action, server, target: t.target, locations: places, total },
+    text: text ? `hover ${where}:\n${text}` : `${server} has no hover information ${where}.`,
+    structured: { action: "hover", server, target: t.target, hover: text },
   };
 }
 

@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { visibleLine } from "../files/visible.js";
-import { resolveBinary } from "../proc/binaries.js";
+import { type Resolved, resolveBinary } from "../proc/binaries.js";
 import { exitedAndDrained, type ProcessTracker } from "../proc/tracker.js";
 import { npmBin, tsgoBinary } from "../setup/npm.js";
 import type { ServerSpec } from "./catalog.js";
@@ -197,6 +197,19 @@ export async function runCheck(
   // A checker runbound runs as a Node script is named by its package's command, not by Node.
   const program = resolved.command === process.execPath ? checker.binary : path.basename(resolved.command);
   const command = `${program} ${args.join(" ")}`;
+  return execute(spec, root, checker, resolved, command, processes, signal);
+}
+
+/** Runs the checker and reads its findings: timed out, failed without a finding, or fresh. */
+async function execute(
+  spec: ServerSpec,
+  root: string,
+  checker: Checker,
+  resolved: Resolved,
+  command: string,
+  processes: ProcessTracker,
+  signal: AbortSignal,
+): Promise<CheckRun> {
   const proc = processes.spawn(`${spec.id} check`, resolved.command, resolved.args, {
     cwd: root,
     stdio: ["ignore", "pipe", "pipe"],

@@ -17,26 +17,39 @@ export async function symbols(
   args: { file?: string | undefined; query?: string | undefined },
   signal: AbortSignal,
 ): Promise<LspAnswer> {
+  return args.file !== undefined && args.query === undefined
+    ? outline(base, args.file, signal)
+    : workspaceSymbols(base, args, signal);
+}
+
+/** A file's symbols, nested names joined with dots. */
+async function outline(base: LspBase, file: string, signal: AbortSignal): Promise<LspAnswer> {
+  const confined = await confineExisting(base.workdir, file, "file");
+  const { client, languageId } = await base.supervisor.clientFor(confined.real, confined.rel);
+  requireCapability(client, "symbols_file");
+  const { uri } = await client.sync(confined.real, languageId);
+  const raw = await client.request<(DocumentSymbol | SymbolInformation)[] | null>(
+    "textDocument/documentSymbol",
+    { textDocument: { uri } },
+    base.supervisor.timeouts.requestMs,
+    signal,
+  );
+  const rows = flattenSymbols(raw ?? [], confined.rel);
+  const shown = rows.slice(0, MAX_DOCUMENT_SYMBOLS);
+  const count = rows.length > shown.length ? ` (showing ${shown.length} of ${rows.length})` : "";
+  return {
+    text: `${plural(rows.length, "symbol")} in ${confined.rel}${count}:\n${shown.map((s) => `  ${s.line}  ${s.name} (${s.kind})`).join("\n")}`,
+    structured: { action: "symbols", server: client.spec.id, symbols: shown, total: rows.length },
+  };
+}
+
+/** A workspace search, by the file's server or every running one; the answer names which searched and which not. */
+async function workspaceSymbols(
+  base: LspBase,
+  args: { file?: string | undefined; query?: string | undefined },
+  signal: AbortSignal,
+): Promise<LspAnswer> {
   const reader = snippetReader(base);
-  if (args.file !== undefined && args.query === undefined) {
-    const confined = await confineExisting(base.workdir, args.file, "file");
-    const { client, languageId } = await base.supervisor.clientFor(confined.real, confined.rel);
-    requireCapability(client, "symbols_file");
-    const { uri } = await client.sync(confined.real, languageId);
-    const raw = await client.request<(DocumentSymbol | SymbolInformation)[] | null>(
-      "textDocument/documentSymbol",
-      { textDocument: { uri } },
-      base.supervisor.timeouts.requestMs,
-      signal,
-    );
-    const rows = flattenSymbols(raw ?? [], confined.rel);
-    const shown = rows.slice(0, MAX_DOCUMENT_SYMBOLS);
-    const count = rows.length > shown.length ? ` (showing ${shown.length} of ${rows.length})` : "";
-    return {
-      text: `${plural(rows.length, "symbol")} in ${confined.rel}${count}:\n${shown.map((s) => `  ${s.line}  ${s.name} (${s.kind})`).join("\n")}`,
-      structured: { action: "symbols", server: client.spec.id, symbols: shown, total: rows.length },
-    };
-  }
   const query = args.query ?? "";
   // With a file, its server (started if need be) answers the search; without, every running server does.
   const clients =
@@ -83,16 +96,7 @@ export async function symbols(
       });
     }
   }
-  if (args.file === undefined) {
-    const idle = base.supervisor
-      .status()
-      .available.filter((a) => !clients.some((c) => c.spec.id === a.id))
-      .map((a) => `${a.id} (${a.roots.join(", ")})`);
-    if (idle.length)
-      notSearched.push(
-        `${idle.join(", ")} ${idle.length === 1 ? "is" : "are"} not running — pass \`file\` (a file of that language) with \`query\` to search there too`,
-      );
-  }
+  if (args.file === undefined) notSearched.push(...notRunning(base, clients));
   const inWorkdir = rows.filter((r) => !r.path.startsWith("/"));
   const shown = inWorkdir.slice(0, MAX_WORKSPACE_SYMBOLS);
   const count = inWorkdir.length > shown.length ? ` (showing ${shown.length} of ${inWorkdir.length})` : "";
@@ -139,4 +143,17 @@ function flattenSymbols(raw: (DocumentSymbol | SymbolInformation)[], rel: string
     }
   }
   return rows;
+}
+
+/** Servers that could search but are not running: said, with how to search there too. */
+function notRunning(base: LspBase, clients: readonly LspClient[]): string[] {
+  const idle = base.supervisor
+    .status()
+    .available.filter((a) => !clients.some((c) => c.spec.id === a.id))
+    .map((a) => `${a.id} (${a.roots.join(", ")})`);
+  return idle.length
+    ? [
+        `${idle.join(", ")} ${idle.length === 1 ? "is" : "are"} not running — pass \`file\` (a file of that language) with \`query\` to search there too`,
+      ]
+    : [];
 }
