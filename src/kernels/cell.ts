@@ -56,13 +56,7 @@ export async function runCell(
   options: CellOptions,
 ): Promise<CellResult> {
   const result: CellResult = { status: "ok", text: "", images: [], droppedBytes: 0 };
-  const append = (text: string) => {
-    result.text += text;
-    if (result.text.length > STREAM_LIMIT) {
-      result.droppedBytes += result.text.length - STREAM_LIMIT;
-      result.text = result.text.slice(-STREAM_LIMIT);
-    }
-  };
+  const append = (text: string) => appendOutput(result, text);
   // Kept open after done (disposeOnDone false): Deno's kernel can publish the result after the reply and the
   // idle status (seen under load), and a disposed future drops it.
   const future = kernel.requestExecute(
@@ -70,7 +64,6 @@ export async function runCell(
     false,
   );
   let idle: NodeJS.Timeout | undefined;
-  const cleanups: (() => void)[] = [];
   let bridging = false;
   let interrupted = false;
   // The kernel cannot be reached: its server is gone or the connection gave up reconnecting.
@@ -106,75 +99,19 @@ export async function runCell(
   future.onIOPub = (msg) => {
     arm();
     options.onActivity?.();
-    const type = msg.header.msg_type;
-    if (type === "stream") {
-      // Shell commands (!cmd) write through a pty: CRLF line ends.
-      append((msg as KernelMessage.IStreamMsg).content.text.replace(/\r\n/g, "\n").replace(ANSI, ""));
-    } else if (type === "execute_result" || type === "display_data") {
-      const data = (msg as KernelMessage.IExecuteResultMsg).content.data;
-      const png = data["image/png"];
-      if (typeof png === "string") keepImage(result, png.replace(/\n/g, ""));
-      const plain = data["text/plain"];
-      const markdown = data["text/markdown"];
-      const json = data["application/json"];
-      if (typeof markdown === "string") append(`${markdown}\n`);
-      else if (json !== undefined) append(`${JSON.stringify(json, null, 2)}\n`);
-      else if (typeof plain === "string" && !(typeof png === "string" && /^<Figure /.test(plain)))
-        append(`${plain.replace(ANSI, "")}\n`);
-    } else if (type === "error") {
-      const content = (msg as KernelMessage.IErrorMsg).content;
-      result.error = {
-        name: content.ename,
-        value: clipEnd(content.evalue, ERROR_VALUE_LIMIT),
-        traceback: clipMiddle(
-          content.traceback
-            .join("\n")
-            .replace(ANSI, "")
-            .split("\n")
-            .map((line) => clipEnd(line, ERROR_VALUE_LIMIT))
-            .join("\n"),
-          TRACEBACK_LIMIT,
-        ),
-      };
-    }
+    takeOutput(msg, result, append);
   };
-  future.onStdin = (msg) => {
-    if (msg.header.msg_type !== "input_request") return;
-    const request = msg as KernelMessage.IInputRequestMsg;
-    const prompt = request.content.prompt;
-    bridging = true;
-    clearTimeout(idle);
-    const answer = prompt.startsWith(BRIDGE_PREFIX)
-      ? options.bridge(prompt.slice(BRIDGE_PREFIX.length))
-      : Promise.resolve("");
-    void answer.then((value) => {
-      bridging = false;
-      arm();
-      future.sendInputReply({ status: "ok", value }, request.header);
+  future.onStdin = (msg) =>
+    answerInput(future, msg, options.bridge, (busy) => {
+      bridging = busy;
+      if (busy) clearTimeout(idle);
+      else arm();
     });
-  };
-  const died = new Promise<"died">((resolve) => {
-    const onStatus = (_: unknown, status: Kernel.Status) => {
-      if (status === "dead" || status === "autorestarting" || status === "restarting") resolve("died");
-    };
-    const onConnection = (_: unknown, status: Kernel.ConnectionStatus) => {
-      if (status === "disconnected") unreachable?.("the connection to the kernel was lost and not restored");
-    };
-    const onLost = () => unreachable?.(String(options.lost?.reason ?? "the kernel is gone"));
-    unreachable = (why) => {
-      result.diedBecause ??= why;
-      resolve("died");
-    };
-    kernel.statusChanged.connect(onStatus);
-    kernel.connectionStatusChanged.connect(onConnection);
-    if (options.lost?.aborted) onLost();
-    else options.lost?.addEventListener("abort", onLost, { once: true });
-    cleanups.push(() => {
-      kernel.statusChanged.disconnect(onStatus);
-      kernel.connectionStatusChanged.disconnect(onConnection);
-      options.lost?.removeEventListener("abort", onLost);
-    });
+  const watched = watchKernel(kernel, options.lost, (why) => {
+    result.diedBecause ??= why;
   });
+  unreachable = watched.unreachable;
+  const died = watched.died;
   try {
     const outcome = await Promise.race([future.done, died]);
     if (outcome === "died") {
@@ -187,7 +124,7 @@ export async function runCell(
   } catch {
     result.status = interrupted ? "interrupted" : "died";
   } finally {
-    for (const cleanup of cleanups) cleanup();
+    watched.cleanup();
     clearTimeout(idle);
     clearTimeout(limit);
     clearTimeout(grace);
@@ -196,6 +133,110 @@ export async function runCell(
   }
   if (interrupted && result.status === "error") result.status = "interrupted";
   return result;
+}
+
+/** Output as the result keeps it: the last STREAM_LIMIT characters, the rest counted. */
+function appendOutput(result: CellResult, text: string): void {
+  result.text += text;
+  if (result.text.length > STREAM_LIMIT) {
+    result.droppedBytes += result.text.length - STREAM_LIMIT;
+    result.text = result.text.slice(-STREAM_LIMIT);
+  }
+}
+
+/** A cell's input request: a tool() call through the bridge (the idle budget paused meanwhile), else empty. */
+function answerInput(
+  future: Pick<Kernel.IShellFuture, "sendInputReply">,
+  msg: KernelMessage.IStdinMessage,
+  bridge: (request: string) => Promise<string>,
+  bridging: (busy: boolean) => void,
+): void {
+  if (msg.header.msg_type !== "input_request") return;
+  const request = msg as KernelMessage.IInputRequestMsg;
+  const prompt = request.content.prompt;
+  bridging(true);
+  const answer = prompt.startsWith(BRIDGE_PREFIX)
+    ? bridge(prompt.slice(BRIDGE_PREFIX.length))
+    : Promise.resolve("");
+  void answer.then((value) => {
+    bridging(false);
+    future.sendInputReply({ status: "ok", value }, request.header);
+  });
+}
+
+/** What one IOPub message adds to the result: stream text, a displayed value or image, an error. */
+function takeOutput(
+  msg: KernelMessage.IIOPubMessage,
+  result: CellResult,
+  append: (text: string) => void,
+): void {
+  const type = msg.header.msg_type;
+  if (type === "stream") {
+    // Shell commands (!cmd) write through a pty: CRLF line ends.
+    append((msg as KernelMessage.IStreamMsg).content.text.replace(/\r\n/g, "\n").replace(ANSI, ""));
+  } else if (type === "execute_result" || type === "display_data") {
+    const data = (msg as KernelMessage.IExecuteResultMsg).content.data;
+    const png = data["image/png"];
+    if (typeof png === "string") keepImage(result, png.replace(/\n/g, ""));
+    const plain = data["text/plain"];
+    const markdown = data["text/markdown"];
+    const json = data["application/json"];
+    if (typeof markdown === "string") append(`${markdown}\n`);
+    else if (json !== undefined) append(`${JSON.stringify(json, null, 2)}\n`);
+    else if (typeof plain === "string" && !(typeof png === "string" && /^<Figure /.test(plain)))
+      append(`${plain.replace(ANSI, "")}\n`);
+  } else if (type === "error") {
+    const content = (msg as KernelMessage.IErrorMsg).content;
+    result.error = {
+      name: content.ename,
+      value: clipEnd(content.evalue, ERROR_VALUE_LIMIT),
+      traceback: clipMiddle(
+        content.traceback
+          .join("\n")
+          .replace(ANSI, "")
+          .split("\n")
+          .map((line) => clipEnd(line, ERROR_VALUE_LIMIT))
+          .join("\n"),
+        TRACEBACK_LIMIT,
+      ),
+    };
+  }
+}
+
+/**
+ * Whether the kernel goes away under the cell: it died or restarted, its connection was lost for good, or the
+ * caller says its server is gone (`lost`). `unreachable` ends the cell as died, with why.
+ */
+function watchKernel(
+  kernel: Kernel.IKernelConnection,
+  lost: AbortSignal | undefined,
+  because: (why: string) => void,
+): { died: Promise<"died">; unreachable: (why: string) => void; cleanup: () => void } {
+  let resolveDied!: (value: "died") => void;
+  const died = new Promise<"died">((resolve) => {
+    resolveDied = resolve;
+  });
+  const unreachable = (why: string) => {
+    because(why);
+    resolveDied("died");
+  };
+  const onStatus = (_: unknown, status: Kernel.Status) => {
+    if (status === "dead" || status === "autorestarting" || status === "restarting") resolveDied("died");
+  };
+  const onConnection = (_: unknown, status: Kernel.ConnectionStatus) => {
+    if (status === "disconnected") unreachable("the connection to the kernel was lost and not restored");
+  };
+  const onLost = () => unreachable(String(lost?.reason ?? "the kernel is gone"));
+  kernel.statusChanged.connect(onStatus);
+  kernel.connectionStatusChanged.connect(onConnection);
+  if (lost?.aborted) onLost();
+  else lost?.addEventListener("abort", onLost, { once: true });
+  const cleanup = () => {
+    kernel.statusChanged.disconnect(onStatus);
+    kernel.connectionStatusChanged.disconnect(onConnection);
+    lost?.removeEventListener("abort", onLost);
+  };
+  return { died, unreachable, cleanup };
 }
 
 function keepImage(result: CellResult, data: string): void {

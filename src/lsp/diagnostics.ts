@@ -20,6 +20,19 @@ export interface FileDiagnostics {
 
 const SETTLE_MS = 150;
 
+/** One wait for a file's diagnostics: what the steps below share. */
+interface Wait {
+  readonly client: LspClient;
+  readonly file: string;
+  readonly sync: Awaited<ReturnType<LspClient["sync"]>>;
+  /** How long a check on save may take to begin (0: the server runs none). */
+  readonly grace: number;
+  readonly begunBeforeSave: number;
+  readonly deadline: number;
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal | undefined;
+}
+
 export async function diagnosticsOf(
   client: LspClient,
   file: string,
@@ -33,90 +46,19 @@ export async function diagnosticsOf(
   const begunBeforeSave = client.progressBegun;
   const sync = await client.sync(file, languageId, undefined, written);
   const grace = sync.saved ? (client.spec.checkOnSaveMs ?? 0) : 0;
-  const deadline = Date.now() + timeoutMs;
-  /**
-   * A server that runs a checker on save (rust-analyzer: cargo check) publishes its own fast pass first: the
-   * answer is fresh only once this save's check has begun and ended. Why not, when it is not.
-   */
-  const awaitCheck = async (): Promise<string | undefined> => {
-    if (!grace) return undefined;
-    const { idle, began } = await client.settledAfter(
-      begunBeforeSave,
-      Math.max(0, deadline - Date.now()),
-      grace,
-      signal,
-    );
-    if (!began)
-      return `its check on save had not begun within ${grace} ms, so the checker's findings may be missing`;
-    if (!idle) return `its check on save did not finish within ${timeoutMs} ms`;
-    return undefined;
+  const w: Wait = {
+    client,
+    file,
+    sync,
+    grace,
+    begunBeforeSave,
+    deadline: Date.now() + timeoutMs,
+    timeoutMs,
+    signal,
   };
-  const pull = async (): Promise<FileDiagnostics> => {
-    try {
-      const report = await client.request<DocumentDiagnosticReport>(
-        "textDocument/diagnostic",
-        { textDocument: { uri: sync.uri } },
-        Math.max(1, deadline - Date.now()),
-        signal,
-      );
-      const pulled = report.kind === "full" ? report.items : [];
-      // The pull answers the fast pass; the checker's findings are pushed: wait for the check, then take both.
-      const missing = await awaitCheck();
-      if (missing) return notFresh(client, file, pulled, missing);
-      const pushed = client.pushed.get(sync.uri);
-      const alsoPushed =
-        pushed && (pushed.version === undefined || pushed.version === sync.version) ? pushed.items : [];
-      return { file, items: meaningful(union(pulled, alsoPushed)), freshness: "fresh" };
-    } catch (error) {
-      if (signal?.aborted) throw error;
-      return notFresh(
-        client,
-        file,
-        client.pushed.get(sync.uri)?.items ?? [],
-        `the pull did not finish: ${(error as Error).message}`,
-      );
-    }
-  };
-  if (client.supportsPull()) return pull();
-  const abort = new AbortController();
-  const stop = () => abort.abort();
-  signal?.addEventListener("abort", stop, { once: true });
-  const timer = setTimeout(stop, Math.max(0, deadline - Date.now()));
-  try {
-    for (;;) {
-      // Servers such as pyright register pull diagnostics only after initialize, and then stop pushing.
-      if (client.supportsPull()) return await pull();
-      const pushed = client.pushed.get(sync.uri);
-      if (pushed) {
-        if (pushed.version !== undefined && pushed.version === sync.version) {
-          // A publish made while the server is still loading the workspace, or before the check it runs on save,
-          // is not its last word: wait for that work to end.
-          const missing = await awaitCheck();
-          if (
-            !grace &&
-            client.progressTitles.length &&
-            !(await client.settled(Math.max(0, deadline - Date.now()), 0, signal))
-          )
-            break;
-          const latest = client.pushed.get(sync.uri) ?? pushed;
-          if (missing) return notFresh(client, file, latest.items, missing);
-          return { file, items: meaningful(latest.items), freshness: "fresh" };
-        }
-        if (pushed.version === undefined && (pushed.seq > sync.baseline || !sync.changed)) {
-          // No version to match: wait until the server has been quiet for a moment.
-          const settled = await quietFor(client, sync.uri, pushed.seq, abort.signal);
-          const latest = client.pushed.get(sync.uri)!;
-          if (settled) return { file, items: meaningful(latest.items), freshness: "fresh" };
-        }
-      }
-      if (abort.signal.aborted) break;
-      await client.changed(abort.signal);
-      if (client.state === "crashed" || client.state === "stopped") break;
-    }
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener("abort", stop);
-  }
+  if (client.supportsPull()) return pull(w);
+  const pushed = await waitForPush(w);
+  if (pushed) return pushed;
   if (signal?.aborted) throw signal.reason;
   if (client.state === "crashed") {
     return {
@@ -132,6 +74,97 @@ export async function diagnosticsOf(
     client.pushed.get(sync.uri)?.items ?? [],
     `${client.spec.id} did not publish diagnostics for this version within ${timeoutMs} ms`,
   );
+}
+
+/**
+ * A server that runs a checker on save (rust-analyzer: cargo check) publishes its own fast pass first: the answer
+ * is fresh only once this save's check has begun and ended. Why not, when it is not.
+ */
+async function awaitCheck(w: Wait): Promise<string | undefined> {
+  if (!w.grace) return undefined;
+  const { idle, began } = await w.client.settledAfter(
+    w.begunBeforeSave,
+    Math.max(0, w.deadline - Date.now()),
+    w.grace,
+    w.signal,
+  );
+  if (!began)
+    return `its check on save had not begun within ${w.grace} ms, so the checker's findings may be missing`;
+  if (!idle) return `its check on save did not finish within ${w.timeoutMs} ms`;
+  return undefined;
+}
+
+/** Pull diagnostics, with what the server pushed for this version besides (a checker's findings). */
+async function pull(w: Wait): Promise<FileDiagnostics> {
+  const { client, file, sync } = w;
+  try {
+    const report = await client.request<DocumentDiagnosticReport>(
+      "textDocument/diagnostic",
+      { textDocument: { uri: sync.uri } },
+      Math.max(1, w.deadline - Date.now()),
+      w.signal,
+    );
+    const pulled = report.kind === "full" ? report.items : [];
+    // The pull answers the fast pass; the checker's findings are pushed: wait for the check, then take both.
+    const missing = await awaitCheck(w);
+    if (missing) return notFresh(client, file, pulled, missing);
+    const pushed = client.pushed.get(sync.uri);
+    const alsoPushed =
+      pushed && (pushed.version === undefined || pushed.version === sync.version) ? pushed.items : [];
+    return { file, items: meaningful(union(pulled, alsoPushed)), freshness: "fresh" };
+  } catch (error) {
+    if (w.signal?.aborted) throw error;
+    return notFresh(
+      client,
+      file,
+      client.pushed.get(sync.uri)?.items ?? [],
+      `the pull did not finish: ${(error as Error).message}`,
+    );
+  }
+}
+
+/** Pushed diagnostics for this version (or, unversioned, once the server is quiet); undefined when none came. */
+async function waitForPush(w: Wait): Promise<FileDiagnostics | undefined> {
+  const { client, file, sync, signal } = w;
+  const abort = new AbortController();
+  const stop = () => abort.abort();
+  signal?.addEventListener("abort", stop, { once: true });
+  const timer = setTimeout(stop, Math.max(0, w.deadline - Date.now()));
+  try {
+    for (;;) {
+      // Servers such as pyright register pull diagnostics only after initialize, and then stop pushing.
+      if (client.supportsPull()) return await pull(w);
+      const pushed = client.pushed.get(sync.uri);
+      if (pushed) {
+        if (pushed.version !== undefined && pushed.version === sync.version) {
+          // A publish made while the server is still loading the workspace, or before the check it runs on save,
+          // is not its last word: wait for that work to end.
+          const missing = await awaitCheck(w);
+          if (
+            !w.grace &&
+            client.progressTitles.length &&
+            !(await client.settled(Math.max(0, w.deadline - Date.now()), 0, signal))
+          )
+            return undefined;
+          const latest = client.pushed.get(sync.uri) ?? pushed;
+          if (missing) return notFresh(client, file, latest.items, missing);
+          return { file, items: meaningful(latest.items), freshness: "fresh" };
+        }
+        if (pushed.version === undefined && (pushed.seq > sync.baseline || !sync.changed)) {
+          // No version to match: wait until the server has been quiet for a moment.
+          const settled = await quietFor(client, sync.uri, pushed.seq, abort.signal);
+          const latest = client.pushed.get(sync.uri)!;
+          if (settled) return { file, items: meaningful(latest.items), freshness: "fresh" };
+        }
+      }
+      if (abort.signal.aborted) return undefined;
+      await client.changed(abort.signal);
+      if (client.state === "crashed" || client.state === "stopped") return undefined;
+    }
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", stop);
+  }
 }
 
 function notFresh(client: LspClient, file: string, items: Diagnostic[], why: string): FileDiagnostics {

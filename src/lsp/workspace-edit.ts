@@ -57,110 +57,123 @@ export async function applyWorkspaceEdit(
   encoding: string,
   openDocuments: ReadonlyMap<string, OpenDocument>,
 ): Promise<AppliedEdit> {
-  const files = new Map<string, FileState>();
-  const result: AppliedEdit = { files: [], created: [], renamed: [], deleted: [], written: [] };
-
-  const load = async (uri: string): Promise<FileState> => {
-    const file = uri.startsWith("file:") ? fileURLToPath(uri) : uri;
-    const target = await confine(workdir, file, "the edit's file").catch(() => {
-      throw new ToolError(
-        `${tool}: the server's edit would change ${file}, which is outside the workdir; nothing was changed.`,
-      );
-    });
-    let state = files.get(target.real);
-    if (!state) {
-      const original = await readFile(target.real, "utf8").catch(() => undefined);
-      state = { target, original, content: original, edits: 0 };
-      files.set(target.real, state);
-    }
-    return state;
-  };
-
+  const plan = new PlannedEdit(tool, workdir, encoding, openDocuments);
   const operations: (TextDocumentEdit | CreateFile | RenameFile | DeleteFile)[] = edit.documentChanges
     ? [...edit.documentChanges]
     : Object.entries(edit.changes ?? {}).map(([uri, edits]) => ({
         textDocument: { uri, version: null },
         edits,
       }));
-
   for (const op of operations) {
-    if ("textDocument" in op) {
-      const state = await load(op.textDocument.uri);
-      if (state.content === undefined)
-        throw new ToolError(
-          `${tool}: the edit changes ${state.target.rel}, which does not exist; nothing was changed.`,
-        );
-      const open = openDocuments.get(op.textDocument.uri);
-      if (
-        open &&
-        (open.text !== state.original ||
-          (op.textDocument.version != null && op.textDocument.version !== open.version))
-      ) {
-        throw new ToolError(
-          `${tool}: ${state.target.rel} changed since the server read it; nothing was changed. Try again.`,
-        );
-      }
-      state.content = applyTextEdits(
-        state.target.rel,
-        state.content,
-        plainEdits(op, state.target.rel, tool),
-        encoding,
-        tool,
+    if ("textDocument" in op) await plan.change(op);
+    else if (op.kind === "create") await plan.create(op);
+    else if (op.kind === "rename") await plan.rename(op);
+    else await plan.delete(op);
+  }
+  return plan.commit();
+}
+
+/** A workspace edit planned in memory, file by file, and committed all or nothing. */
+class PlannedEdit {
+  readonly #files = new Map<string, FileState>();
+  readonly #result: AppliedEdit = { files: [], created: [], renamed: [], deleted: [], written: [] };
+
+  constructor(
+    readonly tool: string,
+    readonly workdir: string,
+    readonly encoding: string,
+    readonly openDocuments: ReadonlyMap<string, OpenDocument>,
+  ) {}
+
+  async #load(uri: string): Promise<FileState> {
+    const file = uri.startsWith("file:") ? fileURLToPath(uri) : uri;
+    const target = await confine(this.workdir, file, "the edit's file").catch(() => {
+      throw new ToolError(
+        `${this.tool}: the server's edit would change ${file}, which is outside the workdir; nothing was changed.`,
       );
-      state.edits += op.edits.length;
-    } else if (op.kind === "create") {
-      const state = await load(op.uri);
-      if (state.content !== undefined && !op.options?.overwrite) {
-        if (op.options?.ignoreIfExists) continue;
-        throw new ToolError(
-          `${tool}: the edit creates ${state.target.rel}, which already exists; nothing was changed.`,
-        );
-      }
-      state.content = "";
-      result.created.push(state.target.rel);
-    } else if (op.kind === "rename") {
-      const from = await load(op.oldUri);
-      const to = await load(op.newUri);
-      if (from.content === undefined)
-        throw new ToolError(
-          `${tool}: the edit renames ${from.target.rel}, which does not exist; nothing was changed.`,
-        );
-      if (to.content !== undefined && !op.options?.overwrite) {
-        if (op.options?.ignoreIfExists) continue;
-        throw new ToolError(
-          `${tool}: the edit renames ${from.target.rel} onto ${to.target.rel}, which exists; nothing was changed.`,
-        );
-      }
-      to.content = from.content;
-      from.content = undefined;
-      result.renamed.push({ from: from.target.rel, to: to.target.rel });
-    } else {
-      const state = await load(op.uri);
-      if (state.content === undefined) {
-        if (op.options?.ignoreIfNotExists) continue;
-        throw new ToolError(
-          `${tool}: the edit deletes ${state.target.rel}, which does not exist; nothing was changed.`,
-        );
-      }
-      state.content = undefined;
-      result.deleted.push(state.target.rel);
+    });
+    let state = this.#files.get(target.real);
+    if (!state) {
+      const original = await readFile(target.real, "utf8").catch(() => undefined);
+      state = { target, original, content: original, edits: 0 };
+      this.#files.set(target.real, state);
     }
+    return state;
   }
 
-  const writes = [...files.values()].filter((f) => f.content !== undefined && f.content !== f.original);
-  const deletes = [...files.values()].filter((f) => f.content === undefined && f.original !== undefined);
-  await commitChanges(tool, {
-    writes: writes.map((f) => ({ target: f.target, content: f.content! })),
-    deletes: deletes.map((f) => f.target),
-    plannedFrom: new Map([...files.values()].map((f) => [f.target.real, f.original])),
-  });
-  // Sorted by path: the server's edit lists files in whatever order its map had.
-  result.files = [...files.values()]
-    .filter((f) => f.edits > 0)
-    .map((f) => ({ path: f.target.rel, edits: f.edits }))
-    .sort((a, b) => a.path.localeCompare(b.path));
-  result.written = [...writes, ...deletes].map((f) => f.target.rel);
-  return result;
+  #refuse(what: string): never {
+    throw new ToolError(`${this.tool}: ${what}; nothing was changed.`);
+  }
+
+  async change(op: TextDocumentEdit): Promise<void> {
+    const state = await this.#load(op.textDocument.uri);
+    if (state.content === undefined)
+      this.#refuse(`the edit changes ${state.target.rel}, which does not exist`);
+    const open = this.openDocuments.get(op.textDocument.uri);
+    if (
+      open &&
+      (open.text !== state.original ||
+        (op.textDocument.version != null && op.textDocument.version !== open.version))
+    ) {
+      throw new ToolError(
+        `${this.tool}: ${state.target.rel} changed since the server read it; nothing was changed. Try again.`,
+      );
+    }
+    const edits = plainEdits(op, state.target.rel, this.tool);
+    state.content = applyTextEdits(state.target.rel, state.content, edits, this.encoding, this.tool);
+    state.edits += op.edits.length;
+  }
+
+  async create(op: CreateFile): Promise<void> {
+    const state = await this.#load(op.uri);
+    if (state.content !== undefined && !op.options?.overwrite) {
+      if (op.options?.ignoreIfExists) return;
+      this.#refuse(`the edit creates ${state.target.rel}, which already exists`);
+    }
+    state.content = "";
+    this.#result.created.push(state.target.rel);
+  }
+
+  async rename(op: RenameFile): Promise<void> {
+    const from = await this.#load(op.oldUri);
+    const to = await this.#load(op.newUri);
+    if (from.content === undefined) this.#refuse(`the edit renames ${from.target.rel}, which does not exist`);
+    if (to.content !== undefined && !op.options?.overwrite) {
+      if (op.options?.ignoreIfExists) return;
+      this.#refuse(`the edit renames ${from.target.rel} onto ${to.target.rel}, which exists`);
+    }
+    to.content = from.content;
+    from.content = undefined;
+    this.#result.renamed.push({ from: from.target.rel, to: to.target.rel });
+  }
+
+  async delete(op: DeleteFile): Promise<void> {
+    const state = await this.#load(op.uri);
+    if (state.content === undefined) {
+      if (op.options?.ignoreIfNotExists) return;
+      this.#refuse(`the edit deletes ${state.target.rel}, which does not exist`);
+    }
+    state.content = undefined;
+    this.#result.deleted.push(state.target.rel);
+  }
+
+  async commit(): Promise<AppliedEdit> {
+    const files = [...this.#files.values()];
+    const writes = files.filter((f) => f.content !== undefined && f.content !== f.original);
+    const deletes = files.filter((f) => f.content === undefined && f.original !== undefined);
+    await commitChanges(this.tool, {
+      writes: writes.map((f) => ({ target: f.target, content: f.content! })),
+      deletes: deletes.map((f) => f.target),
+      plannedFrom: new Map(files.map((f) => [f.target.real, f.original])),
+    });
+    // Sorted by path: the server's edit lists files in whatever order its map had.
+    this.#result.files = files
+      .filter((f) => f.edits > 0)
+      .map((f) => ({ path: f.target.rel, edits: f.edits }))
+      .sort((a, b) => a.path.localeCompare(b.path));
+    this.#result.written = [...writes, ...deletes].map((f) => f.target.rel);
+    return this.#result;
+  }
 }
 
 /** Applies LSP text edits to a text (positions in the server's encoding); overlapping edits are refused. */

@@ -160,39 +160,9 @@ function parseUnified(lines: string[]): FileOp[] {
     while (i < lines.length) {
       const header = HUNK_HEADER.exec(lines[i] ?? "");
       if (!header) break;
-      const oldCount = header[2] === undefined ? 1 : Number(header[2]);
-      const newCount = header[4] === undefined ? 1 : Number(header[4]);
-      const hunk: Hunk = { lines: [], endOfFile: false, hint: Number(header[1]) };
-      i++;
-      let seenOld = 0;
-      let seenNew = 0;
-      while (i < lines.length && (seenOld < oldCount || seenNew < newCount)) {
-        const l = lines[i] ?? "";
-        if (l.startsWith("\\")) {
-          if (!(lines[i - 1] ?? "").startsWith("-")) hunk.noNewlineAtEnd = true;
-          i++;
-          continue;
-        }
-        const op = l === "" ? " " : l[0];
-        if (op !== " " && op !== "-" && op !== "+") {
-          fail(
-            i + 1,
-            `the hunk header promised ${oldCount} old and ${newCount} new lines, but "${l}" is not a hunk line.`,
-          );
-        }
-        hunk.lines.push({ op, text: l.slice(1) });
-        if (op !== "+") seenOld++;
-        if (op !== "-") seenNew++;
-        i++;
-      }
-      if (seenOld < oldCount || seenNew < newCount)
-        fail(i, "the patch ends inside a hunk (fewer lines than its header says).");
-      // "\ No newline at end of file" after the hunk applies to the side of the line before it.
-      while ((lines[i] ?? "").startsWith("\\")) {
-        const prev = lines[i - 1] ?? "";
-        if (!prev.startsWith("-")) hunk.noNewlineAtEnd = true;
-        i++;
-      }
+      const read = readUnifiedHunk(lines, i, header);
+      i = read.next;
+      const hunk = read.hunk;
       hunks.push(hunk);
     }
     if (!oldPath && newPath) {
@@ -214,6 +184,45 @@ function parseUnified(lines: string[]): FileOp[] {
   flushRename();
   if (ops.length === 0) fail(1, "no file headers (`--- a/path` / `+++ b/path`) were found.");
   return ops;
+}
+
+/** One unified hunk from its header line at `at`: its lines, and where the next line is. */
+function readUnifiedHunk(lines: string[], at: number, header: RegExpExecArray): { hunk: Hunk; next: number } {
+  let i = at;
+  const oldCount = header[2] === undefined ? 1 : Number(header[2]);
+  const newCount = header[4] === undefined ? 1 : Number(header[4]);
+  const hunk: Hunk = { lines: [], endOfFile: false, hint: Number(header[1]) };
+  i++;
+  let seenOld = 0;
+  let seenNew = 0;
+  while (i < lines.length && (seenOld < oldCount || seenNew < newCount)) {
+    const l = lines[i] ?? "";
+    if (l.startsWith("\\")) {
+      if (!(lines[i - 1] ?? "").startsWith("-")) hunk.noNewlineAtEnd = true;
+      i++;
+      continue;
+    }
+    const op = l === "" ? " " : l[0];
+    if (op !== " " && op !== "-" && op !== "+") {
+      fail(
+        i + 1,
+        `the hunk header promised ${oldCount} old and ${newCount} new lines, but "${l}" is not a hunk line.`,
+      );
+    }
+    hunk.lines.push({ op, text: l.slice(1) });
+    if (op !== "+") seenOld++;
+    if (op !== "-") seenNew++;
+    i++;
+  }
+  if (seenOld < oldCount || seenNew < newCount)
+    fail(i, "the patch ends inside a hunk (fewer lines than its header says).");
+  // "\ No newline at end of file" after the hunk applies to the side of the line before it.
+  while ((lines[i] ?? "").startsWith("\\")) {
+    const prev = lines[i - 1] ?? "";
+    if (!prev.startsWith("-")) hunk.noNewlineAtEnd = true;
+    i++;
+  }
+  return { hunk, next: i };
 }
 
 function headerPath(raw: string): string {
