@@ -8,7 +8,7 @@ export type {
 } from "./approvals.js";
 export type { GrammarOptions } from "./ast/engine.js";
 export { ToolError } from "./errors.js";
-export type { KernelOptions, Sandbox } from "./kernels/factory.js";
+export type { KernelOptions, Sandbox } from "./kernels/pool.js";
 export { type LogEntry, type LogLevel, type RunLogger, stderrLogger } from "./log.js";
 export type { EnvPolicy } from "./proc/environment.js";
 export type { TrackedProcess } from "./proc/tracker.js";

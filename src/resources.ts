@@ -7,7 +7,7 @@
 import type { AstEngine } from "./ast/engine.js";
 import type { DebugSupervisor } from "./dap/supervisor.js";
 import type { FileStore } from "./files/store.js";
-import type { KernelFactory } from "./kernels/factory.js";
+import type { KernelPool } from "./kernels/pool.js";
 import type { LanguageService } from "./lsp/service.js";
 import type { QuestionDesk } from "./questions/desk.js";
 import type { WorkerPool } from "./workers/pool.js";
@@ -24,7 +24,7 @@ export interface Resources {
   /** The debug-session supervisor (one session per conversation). */
   debug: DebugSupervisor;
   /** Jupyter kernels for eval (the server starts on the first cell). */
-  kernels: KernelFactory;
+  kernels: KernelPool;
   /** Background workers; wired only while vibe mode is on. */
   vibe: WorkerPool;
   /** The conversation this run belongs to (some resources are per conversation). */

@@ -15,7 +15,7 @@ import { errorMessage } from "./errors.js";
 import { FileStore } from "./files/store.js";
 import { visibleLine } from "./files/visible.js";
 import { createDispatcher } from "./gate.js";
-import { KernelFactory, type KernelOptions } from "./kernels/factory.js";
+import { KernelPool, type KernelOptions } from "./kernels/pool.js";
 import { Lanes } from "./lanes.js";
 import type { RunLogger } from "./log.js";
 import { afterWriteDiagnosticsSchema } from "./lsp/schema.js";
@@ -162,7 +162,7 @@ export class Run {
       );
     }
     if (options.kernels !== false) {
-      this.#resources.kernels = new KernelFactory(
+      this.#resources.kernels = new KernelPool(
         workdir,
         this.processes,
         this.home,

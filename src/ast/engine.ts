@@ -178,7 +178,7 @@ export class AstEngine {
   async search(args: ScopeArgs & { max_results?: number | undefined }, signal: AbortSignal) {
     const { grammar, files, where, compiled, skipped } = await this.#scope(args);
     const limit = args.max_results ?? 50;
-    const outcome = await searchFiles(files, grammar, compiled, signal, this.#place(), { keep: limit });
+    const outcome = await searchFiles(files, grammar, compiled, signal, this.#nextSearch(), { keep: limit });
     const total = outcome.files.reduce((n, f) => n + f.total, 0);
     const shown = outcome.files.flatMap((f) => f.matches).slice(0, limit);
     const how = `the pattern parsed as ${describeRung(compiled)}`;
@@ -219,7 +219,7 @@ export class AstEngine {
         `\`rewrite\` uses ${unknown.map((n) => `$${n}`).join(", ")}, which the pattern does not bind (it binds ${[...bound].map((n) => `$${n}`).join(", ") || "nothing"}). Nothing was staged.`,
       );
     }
-    const outcome = await searchFiles(files, grammar, compiled, signal, this.#place(), {
+    const outcome = await searchFiles(files, grammar, compiled, signal, this.#nextSearch(), {
       rewrite: args.rewrite,
     });
     const count = outcome.files.reduce((n, f) => n + f.total, 0);
@@ -337,7 +337,8 @@ export class AstEngine {
     };
   }
 
-  #place(): SearchPlace {
+  /** Where the next search runs, numbered for the tree caches. */
+  #nextSearch(): SearchPlace {
     return { pool: this.#pool, trees: this.#trees, search: ++this.#searches, processes: this.#processes };
   }
 

@@ -121,13 +121,13 @@ export class StopInspector {
     const scopesAsked = raw[0] ? this.scopes(raw[0].id).catch(missing("scopes", [])) : undefined;
     const frames = raw.map((f) => this.frame(f));
     const top = frames[0];
-    const location = top?.path && top.line ? this.#place(top) : undefined;
+    const location = top?.path && top.line ? this.#located(top) : undefined;
     // A Go panic stops in runtime.fatalpanic, a signal may stop in libc: point at the code the agent can change.
     const own =
       top?.path && path.isAbsolute(top.path)
         ? frames.find((f) => f.path && f.line && !path.isAbsolute(f.path))
         : undefined;
-    const workdirFrame = own?.path && own.line ? { id: own.id, ...this.#place(own) } : undefined;
+    const workdirFrame = own?.path && own.line ? { id: own.id, ...this.#located(own) } : undefined;
     const first = scopesAsked ? (await scopesAsked)[0] : undefined;
     const locals = first
       ? (await this.variables(first.reference, 20).catch(missing("locals", { variables: [] }))).variables
@@ -149,7 +149,7 @@ export class StopInspector {
     };
   }
 
-  #place(f: Frame): { path: string; line: number; function: string; source: string } {
+  #located(f: Frame): { path: string; line: number; function: string; source: string } {
     return { path: f.path!, line: f.line!, function: f.name, source: this.sourceLine(f.path!, f.line!) };
   }
 

@@ -68,7 +68,7 @@ globalThis.tool = (name, args = {}) => {
 };
 `,
 };
-export class KernelFactory {
+export class KernelPool {
   readonly #workdir: string;
   readonly #home: string;
   readonly #processes: ProcessTracker;
@@ -120,7 +120,7 @@ export class KernelFactory {
   }
 
   async #run(
-    ...[code, language, reset, bridge, signal]: Parameters<KernelFactory["run"]>
+    ...[code, language, reset, bridge, signal]: Parameters<KernelPool["run"]>
   ): Promise<CellOutcome> {
     let restarted = false;
     if (reset) {
