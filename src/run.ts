@@ -15,7 +15,7 @@ import { errorMessage } from "./errors.js";
 import { FileStore } from "./files/store.js";
 import { visibleLine } from "./files/visible.js";
 import { createDispatcher } from "./gate.js";
-import { KernelPool, type KernelOptions } from "./kernels/pool.js";
+import { type KernelOptions, KernelPool } from "./kernels/pool.js";
 import { Lanes } from "./lanes.js";
 import type { RunLogger } from "./log.js";
 import { afterWriteDiagnosticsSchema } from "./lsp/schema.js";

@@ -17,29 +17,9 @@ export const READ_PAGE_CHARS = 100_000;
 const MAX_ENTRIES = 500;
 const MAX_READ_BYTES = 50 * 1024 * 1024;
 
-export interface ReadResult {
-  path: string;
-  kind: "file" | "directory";
-  content: string;
-  from_line: number;
-  to_line: number;
-  total_lines: number;
-  truncated: boolean;
-  entries?: string[];
-}
+import type { EditResult, ReadResult, WriteResult } from "./schema.js";
 
-export interface WriteResult {
-  path: string;
-  status: "created" | "overwritten" | "unchanged";
-  lines: number;
-  bytes: number;
-}
-
-export interface EditResult {
-  path: string;
-  replacements: number;
-  lines: number[];
-}
+export type { EditResult, ReadResult, WriteResult };
 
 export class FileStore {
   constructor(readonly workdir: string) {}

@@ -70,6 +70,17 @@ export function evalAnswer(result: CellOutcome, language: string, maxCellSeconds
   };
 }
 
+/** tool("eval") from a cell: refused (the cell runs inside this eval call, and would wait for itself forever). */
+export const EVAL_FROM_CELL: CallToolResult = {
+  content: [
+    {
+      type: "text",
+      text: 'tool("eval") cannot be called from inside a cell; run the code in this cell instead.',
+    },
+  ],
+  isError: true,
+};
+
 /** A tool() call's reply as the cell's prelude reads it: the text and structured fields, or the error. */
 export function cellReply(reply: CallToolResult): string {
   const text = reply.content.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n");

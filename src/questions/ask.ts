@@ -3,23 +3,11 @@
  * A skip is a success; a timeout, no person, or a port failure is an error — and none of them is an answer.
  */
 import { ToolError } from "../errors.js";
-import type { CardInput, QuestionOption, QuestionOutcome } from "./card.js";
+import type { CardInput, QuestionOutcome } from "./card.js";
 import type { QuestionDesk } from "./desk.js";
+import type { AskUserArgs, AskUserResult } from "./schema.js";
 
-export interface AskUserArgs {
-  question: string;
-  context?: string | undefined;
-  options?: QuestionOption[] | undefined;
-  allow_free_text?: boolean | undefined;
-  multi_select?: boolean | undefined;
-}
-
-export interface AskUserResult {
-  outcome: "answered" | "skipped";
-  choices: { number: number; label: string }[];
-  text?: string;
-  note?: string;
-}
+export type { AskUserArgs, AskUserResult };
 
 const GO_ON = "Go on with the assumption you stated and do not ask this again.";
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parsePatch } from "../files/patch/parse.js";
+import { patchOutput } from "../files/schema.js";
 import { defineTool } from "../registry.js";
 
 export const applyPatchTool = defineTool({
@@ -20,17 +21,7 @@ export const applyPatchTool = defineTool({
   input: {
     patch: z.string().min(1).describe("The whole patch text."),
   },
-  output: {
-    files: z.array(
-      z.object({
-        path: z.string(),
-        action: z.enum(["added", "updated", "deleted", "moved"]),
-        to: z.string().optional(),
-        added: z.number().int(),
-        removed: z.number().int(),
-      }),
-    ),
-  },
+  output: patchOutput,
   describeCall: (args) => {
     try {
       const ops = parsePatch(args.patch);

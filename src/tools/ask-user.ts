@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { askUser } from "../questions/ask.js";
+import { askUserInput, askUserOutput } from "../questions/schema.js";
 import { defineTool } from "../registry.js";
 
 export const askUserTool = defineTool({
@@ -14,31 +14,8 @@ export const askUserTool = defineTool({
     "State in `context` what you will assume if they skip. A skip is a success: go on with that assumption and do not ask again.",
     "A timeout or 'no person connected' is an error with no answer: never invent one.",
   ].join(" "),
-  input: {
-    question: z.string().trim().min(1).describe("The question, one or two sentences."),
-    context: z
-      .string()
-      .optional()
-      .describe("Why you ask, what depends on the answer, and what you assume if skipped."),
-    options: z
-      .array(
-        z.object({
-          label: z.string().trim().min(1).max(80).describe("Short choice text, shown numbered."),
-          description: z.string().optional().describe("One line on what the choice means."),
-        }),
-      )
-      .max(9)
-      .optional()
-      .describe("Up to 9 choices. Omit for a free-text question (then set allow_free_text)."),
-    allow_free_text: z.boolean().optional().describe("Accept a typed answer. Default false."),
-    multi_select: z.boolean().optional().describe("Allow several options to be chosen. Default false."),
-  },
-  output: {
-    outcome: z.enum(["answered", "skipped"]),
-    choices: z.array(z.object({ number: z.number().int(), label: z.string() })),
-    text: z.string().optional(),
-    note: z.string().optional(),
-  },
+  input: askUserInput,
+  output: askUserOutput,
   async run(args, ctx) {
     return askUser(ctx.use("questions"), args, ctx.signal);
   },

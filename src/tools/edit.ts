@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { editOutput } from "../files/schema.js";
 import { defineTool } from "../registry.js";
 
 export const editTool = defineTool({
@@ -18,13 +19,7 @@ export const editTool = defineTool({
     new_string: z.string().describe("The text to put in its place."),
     replace_all: z.boolean().optional().describe("Replace every occurrence. Default false."),
   },
-  output: {
-    path: z.string(),
-    replacements: z.number().int(),
-    lines: z
-      .array(z.number().int())
-      .describe("1-based lines where the replacements start (in the old file)."),
-  },
+  output: editOutput,
   describeCall: (args) => `edit ${args.path}${args.replace_all ? " (every occurrence)" : ""}`,
   async run(args, ctx) {
     const { text, result, written } = await ctx.use("files").edit(args);

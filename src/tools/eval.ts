@@ -1,5 +1,5 @@
 import { oneLine, plural, splitLines } from "../files/text.js";
-import { checkCell, evalAnswer } from "../kernels/answers.js";
+import { checkCell, EVAL_FROM_CELL, evalAnswer } from "../kernels/answers.js";
 import { evalInput, evalOutput } from "../kernels/schema.js";
 import { defineTool } from "../registry.js";
 
@@ -41,16 +41,7 @@ export const evalTool = defineTool({
         args.reset ?? false,
         async (name, toolArgs) => {
           // The cell runs inside this eval call: an eval from it would wait for itself (same lane) forever.
-          if (name === "eval")
-            return {
-              content: [
-                {
-                  type: "text",
-                  text: 'tool("eval") cannot be called from inside a cell; run the code in this cell instead.',
-                },
-              ],
-              isError: true,
-            };
+          if (name === "eval") return EVAL_FROM_CELL;
           return ctx.callTool(name, toolArgs);
         },
         ctx.signal,

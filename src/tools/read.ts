@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { readOutput } from "../files/schema.js";
 import { defineTool } from "../registry.js";
 
 export const readTool = defineTool({
@@ -15,16 +16,7 @@ export const readTool = defineTool({
     offset: z.number().int().min(1).optional().describe("First line to show, 1-based. Default 1."),
     limit: z.number().int().min(1).max(10_000).optional().describe("How many lines to show. Default 2000."),
   },
-  output: {
-    path: z.string(),
-    kind: z.enum(["file", "directory"]),
-    content: z.string().describe("The shown lines, without numbers."),
-    from_line: z.number().int(),
-    to_line: z.number().int(),
-    total_lines: z.number().int(),
-    truncated: z.boolean(),
-    entries: z.array(z.string()).optional(),
-  },
+  output: readOutput,
   async run(args, ctx) {
     const { text, result } = await ctx.use("files").read(args);
     return { text, structured: result };

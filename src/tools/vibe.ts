@@ -1,21 +1,10 @@
 /** The vibe_* tools: background workers (tier read: the gate belongs to the workers' own tools). */
 import { z } from "zod";
 import { defineTool } from "../registry.js";
-import { preview, type WorkerView } from "../workers/pool.js";
+import { killed, listed, restarted, spawned, waited } from "../workers/answers.js";
+import { WORKER_TIERS, workerViewSchema } from "../workers/schema.js";
 
-const view = z.object({
-  id: z.string(),
-  label: z.string(),
-  tier: z.enum(["fast", "good"]),
-  status: z.enum(["running", "done", "failed", "killed"]),
-  elapsed_seconds: z.number().int(),
-  last_activity_seconds_ago: z.number().int(),
-  attempts: z.number().int(),
-  result: z.string().optional(),
-});
-
-const line = (w: WorkerView) =>
-  `${w.id} "${w.label}" (${w.tier}): ${w.status}, ${w.elapsed_seconds} s, last activity ${w.last_activity_seconds_ago} s ago${w.result ? ` — ${preview(w.result)}` : ""}`;
+const view = workerViewSchema;
 
 const common = { tier: "read" as const, needs: ["vibe" as const], parallelSafe: true };
 
@@ -28,15 +17,12 @@ export const vibeSpawnTool = defineTool({
   input: {
     brief: z.string().min(1).describe("What the worker is to do, complete: it sees only this."),
     label: z.string().min(1).max(60).describe("A short name for lists."),
-    tier: z.enum(["fast", "good"]).optional().describe("Default fast."),
+    tier: z.enum(WORKER_TIERS).optional().describe("Default fast."),
   },
   output: { worker: view },
   async run(args, ctx) {
     const worker = ctx.use("vibe").spawn(args.brief, args.label, args.tier ?? "fast", ctx.surface);
-    return {
-      text: `Started ${worker.id} "${worker.label}" (${worker.tier}). vibe_wait ${worker.id} for its result.`,
-      structured: { worker },
-    };
+    return { text: spawned(worker), structured: { worker } };
   },
 });
 
@@ -52,10 +38,7 @@ export const vibeSendTool = defineTool({
     const { view: worker, interrupted } = await ctx
       .use("vibe")
       .send(args.worker_id, args.message, ctx.surface);
-    return {
-      text: `Restarted ${worker.id} with the added message (${interrupted}).`,
-      structured: { worker, interrupted },
-    };
+    return { text: restarted(worker, interrupted), structured: { worker, interrupted } };
   },
 });
 
@@ -75,10 +58,7 @@ export const vibeWaitTool = defineTool({
     const { view: worker, timedOut } = await ctx
       .use("vibe")
       .wait(args.worker_id, timeout * 1000, ctx.signal, ctx.surface);
-    const text = timedOut
-      ? `${worker.id} is still ${worker.status} after ${timeout} s (last activity ${worker.last_activity_seconds_ago} s ago). Wait again, send it a message, or kill it.`
-      : `${worker.id} ${worker.status} after ${worker.elapsed_seconds} s.${worker.result ? `\n${worker.result}` : ""}`;
-    return { text, structured: { worker, timed_out: timedOut } };
+    return { text: waited(worker, timedOut, timeout), structured: { worker, timed_out: timedOut } };
   },
 });
 
@@ -91,7 +71,7 @@ export const vibeKillTool = defineTool({
   output: { worker: view },
   async run(args, ctx) {
     const worker = await ctx.use("vibe").kill(args.worker_id, ctx.surface);
-    return { text: `${worker.id} is ${worker.status}.`, structured: { worker } };
+    return { text: killed(worker), structured: { worker } };
   },
 });
 
@@ -105,9 +85,6 @@ export const vibeListTool = defineTool({
   output: { workers: z.array(view) },
   async run(_args, ctx) {
     const workers = ctx.use("vibe").list(ctx.surface);
-    return {
-      text: workers.length ? workers.map(line).join("\n") : "No workers yet (vibe_spawn starts one).",
-      structured: { workers },
-    };
+    return { text: listed(workers), structured: { workers } };
   },
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { writeOutput } from "../files/schema.js";
 import { plural, splitLines } from "../files/text.js";
 import { defineTool } from "../registry.js";
 
@@ -17,12 +18,7 @@ export const writeTool = defineTool({
     path: z.string().describe("File path relative to the workdir."),
     content: z.string().describe("The complete new content."),
   },
-  output: {
-    path: z.string(),
-    status: z.enum(["created", "overwritten", "unchanged"]),
-    lines: z.number().int(),
-    bytes: z.number().int(),
-  },
+  output: writeOutput,
   describeCall: (args) => `write ${args.path} (${plural(splitLines(args.content).length, "line")})`,
   async run(args, ctx) {
     const { text, result, written } = await ctx.use("files").write(args);

@@ -8,8 +8,9 @@ import { ToolError } from "../errors.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { SURFACES, type Surface } from "../surfaces.js";
 
-export type WorkerTier = "fast" | "good";
-export type WorkerStatus = "running" | "done" | "failed" | "killed";
+import type { WorkerStatus, WorkerTier, WorkerView } from "./schema.js";
+
+export type { WorkerStatus, WorkerTier, WorkerView };
 
 export interface AttemptContext {
   readonly id: string;
@@ -49,17 +50,6 @@ export interface VibeOptions {
   readonly maxWorkers?: number;
 }
 
-export interface WorkerView {
-  id: string;
-  label: string;
-  tier: WorkerTier;
-  status: WorkerStatus;
-  elapsed_seconds: number;
-  last_activity_seconds_ago: number;
-  attempts: number;
-  result?: string;
-}
-
 interface Worker {
   readonly id: string;
   readonly label: string;
@@ -75,8 +65,6 @@ interface Worker {
   attempt: Attempt | undefined;
   settled: Promise<void>;
 }
-
-const RESULT_PREVIEW = 300;
 
 export class WorkerPool {
   readonly #workdir: string;
@@ -272,10 +260,4 @@ export class WorkerPool {
 /** full reaches every worker, plan reaches plan's and readonly's, readonly only its own. */
 function reaches(caller: Surface, owner: Surface): boolean {
   return SURFACES.indexOf(caller) <= SURFACES.indexOf(owner);
-}
-
-export function preview(result: string | undefined): string {
-  if (!result) return "";
-  const one = result.trim().replace(/\s+/g, " ");
-  return one.length > RESULT_PREVIEW ? `${one.slice(0, RESULT_PREVIEW)}…` : one;
 }

@@ -6,20 +6,11 @@ import { readFile, stat } from "node:fs/promises";
 import { ToolError } from "../../errors.js";
 import { commitChanges } from "../commit.js";
 import { type ConfinedPath, confine } from "../paths.js";
+import type { PatchFileResult, PatchResult } from "../schema.js";
 import { normalize, plural, restore, shapeOf, splitLines } from "../text.js";
 import { type FileOp, type Hunk, parsePatch } from "./parse.js";
 
-export interface PatchFileResult {
-  path: string;
-  action: "added" | "updated" | "deleted" | "moved";
-  to?: string;
-  added: number;
-  removed: number;
-}
-
-export interface PatchResult {
-  files: PatchFileResult[];
-}
+export type { PatchFileResult, PatchResult };
 
 interface Planned {
   readonly writes: { target: ConfinedPath; content: string }[];
