@@ -53,6 +53,18 @@ const HOST_GROWTH = 300 * MB;
 /** What later searches on the threads may add to the first's: the allocator's high-water mark settles, not climbs. */
 const WORKER_GROWTH = 600 * MB;
 
+/** A run whose searches take files up to 20 MB (the default limit is 1 MB), and a full-surface client. */
+async function largeFileRun(workdir: string) {
+  const run = await createRun({
+    workdir,
+    approver: "always",
+    lsp: false,
+    kernels: false,
+    grammars: { maxFileKB: 20 * 1024 },
+  });
+  return { run, client: await run.link({ surface: "full" }) };
+}
+
 describe("one large file cannot take the host's memory or its event loop", () => {
   let suite: Awaited<ReturnType<typeof suiteWorkdir>>;
   beforeAll(async () => {
@@ -61,14 +73,7 @@ describe("one large file cannot take the host's memory or its event loop", () =>
   afterAll(() => suite.remove());
 
   it("5 searches and 2 rewrites of a 10 MB minified file: the host grows < 300 MB, its event loop never stalls > 100 ms, and dispose leaves nothing running", async () => {
-    const run = await createRun({
-      workdir: suite.dir,
-      approver: "always",
-      lsp: false,
-      kernels: false,
-      grammars: { maxFileKB: 20 * 1024 },
-    });
-    const client = await run.link({ surface: "full" });
+    const { run, client } = await largeFileRun(suite.dir);
     const before = rss();
     const stalls = watchStalls();
     for (let i = 0; i < 5; i++) {
@@ -107,14 +112,7 @@ describe("one large file cannot take the host's memory or its event loop", () =>
   }, 240_000);
 
   it("a search process the system ends (out of memory) is an answer that says so; the run goes on", async () => {
-    const run = await createRun({
-      workdir: suite.dir,
-      approver: "always",
-      lsp: false,
-      kernels: false,
-      grammars: { maxFileKB: 20 * 1024 },
-    });
-    const client = await run.link({ surface: "full" });
+    const { run, client } = await largeFileRun(suite.dir);
     const answer = call(client, "ast_grep", { pattern: "f($A, $B)", path: "min.js" });
     let searcher: number | undefined;
     while (searcher === undefined) {
