@@ -214,8 +214,7 @@ function compactJson(value: unknown): string {
 
 /**
  * The output check validates the JSON schema a client is given, with the validator the SDK's own client uses: what
- * the harness would check, at 19–26 µs a call where zod took 62–113 µs (measured, debug steps). Compiling takes
- * 2–17 ms per schema, so validators are shared by every run of the process, keyed by the schema itself (after-write
+ * the harness would check, and cheaper than zod's parse. Compiling is the costly part, so validators are shared by every run of the process, keyed by the schema itself (after-write
  * hooks make a tool's output schema differ between runs).
  */
 const jsonValidators = new AjvJsonSchemaValidator();

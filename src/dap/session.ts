@@ -185,8 +185,8 @@ export class DebugSession {
     this.#requireStopped(command);
     const thread = threadId ?? this.#stopped!.threadId;
     // The request is written at once and the waiter registered right after, in the same turn: the adapter's answer
-    // and its events are read only once this yields, so the stop cannot be missed, and the adapter starts ~30 µs
-    // sooner (the waiter's set-up is done while it steps).
+    // and its events are read only once this yields, so the stop cannot be missed, and the adapter starts sooner
+    // (the waiter's set-up is done while it steps).
     const asked = this.#client.request(command, { threadId: thread }, this.#timeouts.requestMs);
     const refused = new AbortController();
     const stop = this.#nextStop(this.#timeouts.stopMs, refused.signal);
@@ -349,7 +349,7 @@ export class DebugSession {
   /** The next stop, exit or termination, registered before the request that causes it. */
   #nextStop(timeoutMs: number, withdraw?: AbortSignal): Promise<"stopped" | "exited" | "running"> {
     // One waiter for both: two, with the loser withdrawn on an abort signal, put that withdrawal between the
-    // stop and the stack request (~60 µs of a 3 ms lldb step, measured).
+    // stop and the stack request.
     return this.#client.waitFor(["stopped", "terminated"], timeoutMs, undefined, withdraw).then(
       (event) => (event.event === "stopped" ? ("stopped" as const) : ("exited" as const)),
       () => (this.#client.closed ? ("exited" as const) : ("running" as const)),

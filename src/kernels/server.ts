@@ -1,7 +1,7 @@
 /**
  * A Jupyter server for one run, started on demand as a child of the run: loopback only, a random token, a private
  * runtime folder, runbound's own kernelspecs on JUPYTER_PATH, and a config that turns on TCP_NODELAY on the kernel
- * websocket (measured: ~50 ms → a few ms per cell) and off the IOPub rate limit (it drops output; runbound bounds
+ * websocket (a cell's messages waited on Nagle's algorithm) and off the IOPub rate limit (it drops output; runbound bounds
  * output itself).
  */
 import { randomBytes } from "node:crypto";

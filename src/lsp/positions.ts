@@ -85,7 +85,7 @@ const RECENT = 8;
 
 /**
  * The analysis of `text`, recomputed only when it differs from one of the last few: the mask scans the whole file,
- * and a 2.6 MB file cost ~28 ms per call with it recomputed each time. A text is reused only when it is equal, so a
+ * which a large file cannot afford on every call. A text is reused only when it is equal, so a
  * file edited between calls is analysed again.
  */
 export function analyse(text: string, family: SyntaxFamily): Analysis {
