@@ -52,11 +52,11 @@ export {
 } from "./run.js";
 export { SURFACES, type Surface, TIERS, type Tier } from "./surfaces.js";
 export { VERSION } from "./version.js";
-export { type CommandBackendOptions, commandBackend } from "./workers/command.js";
+export { type CommandBackendOptions, commandBackend } from "./vibe/command.js";
 export {
   type AiSdkLanguageModel,
   aiSdkTools,
   type ModelBackendOptions,
   modelBackend,
-} from "./workers/model.js";
-export type { Attempt, AttemptContext, VibeOptions, WorkerBackend, WorkerTier } from "./workers/pool.js";
+} from "./vibe/model.js";
+export type { Attempt, AttemptContext, VibeOptions, WorkerBackend, WorkerTier } from "./vibe/pool.js";

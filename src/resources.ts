@@ -10,7 +10,7 @@ import type { FileStore } from "./files/store.js";
 import type { KernelPool } from "./kernels/pool.js";
 import type { LanguageService } from "./lsp/service.js";
 import type { QuestionDesk } from "./questions/desk.js";
-import type { WorkerPool } from "./workers/pool.js";
+import type { VibePool } from "./vibe/pool.js";
 
 export interface Resources {
   /** runbound's own read/write/edit/apply_patch, confined to the workdir. */
@@ -26,7 +26,7 @@ export interface Resources {
   /** Jupyter kernels for eval (the server starts on the first cell). */
   kernels: KernelPool;
   /** Background workers; wired only while vibe mode is on. */
-  vibe: WorkerPool;
+  vibe: VibePool;
   /** The conversation this run belongs to (some resources are per conversation). */
   conversation: string;
 }

@@ -41,7 +41,7 @@ import { defaultHome } from "./setup/home.mjs";
 import { isSurface, SURFACES, type Surface } from "./surfaces.js";
 import { BUILTIN_TOOLS } from "./tools/index.js";
 import { VERSION } from "./version.js";
-import { type VibeOptions, WorkerPool } from "./workers/pool.js";
+import { type VibeOptions, VibePool } from "./vibe/pool.js";
 
 const SERVER_INFO = { name: "runbound", version: VERSION };
 
@@ -157,7 +157,7 @@ export class Run {
       );
     if (options.vibe) {
       // Workers' calls go through the same gate as the model's, but say who made them (approval cards show it).
-      this.#resources.vibe = new WorkerPool(workdir, this.processes, options.vibe, (surface) =>
+      this.#resources.vibe = new VibePool(workdir, this.processes, options.vibe, (surface) =>
         this.#link(surface, { name: "runbound-worker", version: VERSION }, "worker"),
       );
     }

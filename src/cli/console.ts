@@ -8,7 +8,7 @@ import { LineReader } from "../questions/lines.js";
 import { TerminalQuestionPort } from "../questions/terminal.js";
 import { createRun } from "../run.js";
 import { isSurface, SURFACES, type Surface } from "../surfaces.js";
-import { commandBackend } from "../workers/command.js";
+import { commandBackend } from "../vibe/command.js";
 import { renderResult } from "./render.js";
 
 const HELP = `commands:

@@ -12,7 +12,7 @@ import { renderCard } from "../questions/card.js";
 import { ProgrammaticQuestionPort } from "../questions/programmatic.js";
 import { createRun, type Run } from "../run.js";
 import { SURFACES, type Surface } from "../surfaces.js";
-import { commandBackend } from "../workers/command.js";
+import { commandBackend } from "../vibe/command.js";
 import { indent, renderCall, renderResult } from "./render.js";
 import { type Answer, TOUR_STEPS, type Tour } from "./tour-steps.js";
 

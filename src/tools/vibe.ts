@@ -1,8 +1,8 @@
 /** The vibe_* tools: background workers (tier read: the gate belongs to the workers' own tools). */
 import { z } from "zod";
 import { defineTool } from "../registry.js";
-import { killed, listed, restarted, spawned, waited } from "../workers/answers.js";
-import { WORKER_TIERS, workerViewSchema } from "../workers/schema.js";
+import { killed, listed, restarted, spawned, waited } from "../vibe/answers.js";
+import { WORKER_TIERS, workerViewSchema } from "../vibe/schema.js";
 
 const view = workerViewSchema;
 

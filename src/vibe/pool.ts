@@ -66,7 +66,7 @@ interface Worker {
   settled: Promise<void>;
 }
 
-export class WorkerPool {
+export class VibePool {
   readonly #workdir: string;
   readonly #processes: ProcessTracker;
   readonly #options: VibeOptions;
