@@ -20,7 +20,7 @@ import { Lanes } from "./lanes.js";
 import type { RunLogger } from "./log.js";
 import { afterWriteDiagnosticsSchema } from "./lsp/schema.js";
 import { LanguageService } from "./lsp/service.js";
-import type { LspOptions } from "./lsp/supervisor.js";
+import { type LspOptions, LspSupervisor } from "./lsp/supervisor.js";
 import { type TrustAsked, WorkspaceTrust } from "./lsp/trust.js";
 import { type Mounted, mountSurface } from "./mount.js";
 import type { EnvPolicy } from "./proc/environment.js";
@@ -181,13 +181,10 @@ export class Run {
       );
     }
     if (options.lsp !== false) {
-      const lsp = new LanguageService(
-        workdir,
-        this.processes,
-        this.home,
-        typeof options.lsp === "object" ? options.lsp : {},
-        new WorkspaceTrust(options.trust, (what, asked) => this.#askTrust(what, asked)),
-      );
+      const trust = new WorkspaceTrust(options.trust, (what, asked) => this.#askTrust(what, asked));
+      const lspOptions = typeof options.lsp === "object" ? options.lsp : {};
+      const servers = new LspSupervisor(workdir, this.processes, this.home, lspOptions, trust);
+      const lsp = new LanguageService(servers, this.processes);
       this.#resources.lsp = lsp;
       this.#hooks.push({
         key: "diagnostics",

@@ -259,7 +259,7 @@ describe("ast_grep scope", () => {
     const result = await edit({ pattern: "f($A)", rewrite: Array(300).fill("$A").join("+"), path: "a.js" });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toBe(
-      "The rewrite would make a.js more than 1.0 MB (it is 5 KB); nothing was staged. A template that repeats a large capture grows the file: rewrite less at once.",
+      "The rewrite would make a.js more than 1.0 MB (it is 5 KB); nothing was staged. `rewrite` repeats a large capture: use each metavariable once, or narrow `path` or the pattern and rewrite in parts.",
     );
     expect(await treeOf(workdir)).toEqual(before);
   });

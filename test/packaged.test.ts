@@ -198,6 +198,7 @@ describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm }) => {
       expect(out.tsgo).toMatch(/main\.ts:1/);
       expect(out.gopls).toMatch(/func double\(n int\) int/);
       expect(out.ast_grep).toMatch(/app\.py:6/);
+      expect(out.ast_grep_large).toMatch(/^200000 matches in 1 file|^200,000 matches in 1 file/);
       expect(out.python).toBe("42 3");
       expect(out.javascript).toBe('"2,4,6"');
       expect(out.breakpoint).toMatch(/app\.py:3/);

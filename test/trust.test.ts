@@ -188,6 +188,21 @@ describe('workspace trust "ask": one question per run, at the first call that wo
     ]);
   }, 120_000);
 
+  it("a call whose arguments are refused asks nobody; a symbol search of the running servers asks nobody either", async () => {
+    const { workdir, marker } = await projectWithOwnServer();
+    const { asked, approver } = recorder(true);
+    const run = track(await createRun({ workdir, kernels: false, trust: "ask", approver }));
+    const plan = await run.link({ surface: "plan" });
+    const missing = await call(plan, "lsp", { action: "hover", file: "app.py" });
+    expect(textOf(missing)).toMatch(
+      /^hover needs `file`, `line` and `symbol` .*missing: `line`, `symbol`\.$/,
+    );
+    await call(plan, "lsp", { action: "symbols", query: "greet" });
+    await call(plan, "lsp", { action: "reload" });
+    expect(asked).toHaveLength(0);
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it("a workspace with nothing of its own to run is never asked about", async () => {
     const workdir = await workdirWith({
       "pyproject.toml": "",

@@ -9,7 +9,7 @@ import { ensureGrammars, GRAMMARS, type Grammar, grammarById, grammarForFile } f
 import { ToolError } from "../errors.js";
 import { commitChanges } from "../files/commit.js";
 import { confine, toPosix } from "../files/paths.js";
-import { plural } from "../files/text.js";
+import { plural, sizeText } from "../files/text.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { type CompiledPattern, compilePattern } from "./compile.js";
 import { SearchPool, WORKERS } from "./pool.js";
@@ -166,8 +166,7 @@ export class AstEngine {
       else kept.push(file);
     }
     if (over.length === 0) return { kept, skipped: "" };
-    const mb = (n: number) => (n < 2 ** 20 ? `${Math.ceil(n / 1024)} KB` : `${(n / 2 ** 20).toFixed(1)} MB`);
-    const named = over.slice(0, 5).map((f) => `${f.rel} (${mb(f.size)})`);
+    const named = over.slice(0, 5).map((f) => `${f.rel} (${sizeText(f.size)})`);
     const more = over.length > named.length ? ` and ${over.length - named.length} more` : "";
     return {
       kept,

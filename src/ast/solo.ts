@@ -7,6 +7,7 @@
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ToolError } from "../errors.js";
+import { sizeText } from "../files/text.js";
 import type { ProcessTracker, TrackedProcess } from "../proc/tracker.js";
 import type { FileRef } from "./match.js";
 import type { FileOutcome, SearchJob, SearchTask, SearchTaskResult } from "./task.js";
@@ -25,7 +26,7 @@ export async function searchAlone(
   files: readonly (FileRef & { readonly size: number })[],
   signal: AbortSignal,
 ): Promise<SoloOutcome> {
-  const proc = start(processes);
+  const { proc, said } = start(processes);
   const onAbort = () => void processes.kill(proc.pid, 0);
   signal.addEventListener("abort", onAbort, { once: true });
   const found: FileOutcome[] = [];
@@ -33,7 +34,7 @@ export async function searchAlone(
   try {
     for (const [id, file] of files.entries()) {
       signal.throwIfAborted();
-      const result = await ask(proc, { ...job, id, files: [file] }, file);
+      const result = await ask(proc, { ...job, id, files: [file] }, file, said);
       if (result.error) throw new Error(`a search process failed on ${file.rel}: ${result.error}`);
       parsed += result.parsed;
       found.push(...result.files);
@@ -58,7 +59,7 @@ async function exitsWithin(proc: TrackedProcess, ms: number): Promise<boolean> {
   return exited;
 }
 
-function start(processes: ProcessTracker): TrackedProcess {
+function start(processes: ProcessTracker): { proc: TrackedProcess; said: () => string } {
   const fromSource = import.meta.url.endsWith(".ts");
   const entry = fileURLToPath(
     new URL(fromSource ? "./solo-process.ts" : "./solo-process.js", import.meta.url),
@@ -68,20 +69,26 @@ function start(processes: ProcessTracker): TrackedProcess {
     stdio: ["ignore", "ignore", "pipe", "ipc"],
     serialization: "advanced",
   });
-  proc.child.stderr?.on("data", () => undefined);
+  // Its last words, for an exit that is not an answer.
+  let stderr = "";
+  proc.child.stderr?.on("data", (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-2000);
+  });
+  const said = () => stderr.trim().split("\n").slice(-3).join(" | ");
   // When memory runs out, the kernel ends this process first — not the host.
   try {
     writeFileSync(`/proc/${proc.pid}/oom_score_adj`, "1000");
   } catch {
     // Not Linux, or not allowed: the limit on file size still holds.
   }
-  return proc;
+  return { proc, said };
 }
 
 function ask(
   proc: TrackedProcess,
   task: SearchTask,
   file: FileRef & { size: number },
+  said: () => string,
 ): Promise<SearchTaskResult> {
   return new Promise((resolve, reject) => {
     const { child } = proc;
@@ -96,13 +103,16 @@ function ask(
     };
     const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
       done();
-      const mb = (file.size / 2 ** 20).toFixed(1);
+      const size = sizeText(file.size);
+      const last = said();
       reject(
         signal === "SIGKILL"
           ? new ToolError(
-              `The search of ${file.rel} (${mb} MB) was ended by the system (SIGKILL: most often, out of memory); the host and the run are unaffected. Search a smaller file, or leave this one out (the harness lowers grammars.maxFileKB).`,
+              `The search of ${file.rel} (${size}) was ended by the system (SIGKILL: most often, out of memory); the host and the run are unaffected. Search a smaller file, or leave this one out (the harness lowers grammars.maxFileKB).`,
             )
-          : new Error(`the search process for ${file.rel} (${mb} MB) exited (${signal ?? `code ${code}`})`),
+          : new Error(
+              `the search process for ${file.rel} (${size}) exited (${signal ?? `code ${code}`})${last ? `: ${last}` : ""}`,
+            ),
       );
     };
     child.on("message", onMessage);

@@ -3,6 +3,8 @@
  * (re-splicing the whole text once per match held the event loop 25 s on a dense 1 MB file). Runs where the file
  * was matched — on a search worker for a large scope, so the host's thread only stores the result.
  */
+
+import { sizeText } from "../files/text.js";
 import type { FileMatches } from "./match.js";
 import { lineStarts, renderRewrite } from "./rewrite.js";
 import { snippet } from "./snippet.js";
@@ -47,7 +49,7 @@ export function stageFile(
     size += m.start - at + replaced.length;
     if (size > limit)
       return {
-        refused: `The rewrite would make ${found.file.rel} more than ${megabytes(limit)} (it is ${megabytes(found.text.length)}); nothing was staged. A template that repeats a large capture grows the file: rewrite less at once.`,
+        refused: `The rewrite would make ${found.file.rel} more than ${sizeText(limit)} (it is ${sizeText(found.text.length)}); nothing was staged. \`rewrite\` repeats a large capture: use each metavariable once, or narrow \`path\` or the pattern and rewrite in parts.`,
       };
     pieces.push(found.text.slice(at, m.start), replaced);
     at = m.end;
@@ -56,8 +58,4 @@ export function stageFile(
   }
   pieces.push(found.text.slice(at));
   return { updated: pieces.join(""), replacements: found.matches.length, preview };
-}
-
-function megabytes(chars: number): string {
-  return chars < 2 ** 20 ? `${Math.ceil(chars / 1024)} KB` : `${(chars / 2 ** 20).toFixed(1)} MB`;
 }

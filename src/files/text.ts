@@ -56,3 +56,8 @@ export function oneLine(text: string, max: number): string {
   if (joined.length <= max) return joined;
   return `${joined.slice(0, max)}… (+${(joined.length - max).toLocaleString("en-US")} characters)`;
 }
+
+/** A size as answers say it: "12 KB" under a megabyte, else "1.4 MB". */
+export function sizeText(bytes: number): string {
+  return bytes < 2 ** 20 ? `${Math.ceil(bytes / 1024)} KB` : `${(bytes / 2 ** 20).toFixed(1)} MB`;
+}

@@ -13,10 +13,10 @@ import { DiagnosticsJournal } from "./journal.js";
 import { navigate } from "./navigation.js";
 import { rename } from "./rename.js";
 import type { AfterWriteDiagnostics, LspAnswer, NavigationAction, RenameAnswer } from "./schema.js";
-import { type LspOptions, LspSupervisor } from "./supervisor.js";
+import type { LspSupervisor } from "./supervisor.js";
 import { symbols } from "./symbols.js";
 import { findTarget, type LspBase } from "./target.js";
-import { type TrustAsked, WorkspaceTrust } from "./trust.js";
+import type { TrustAsked } from "./trust.js";
 
 export class LanguageService implements LspBase {
   readonly supervisor: LspSupervisor;
@@ -27,16 +27,11 @@ export class LanguageService implements LspBase {
   /** Servers whose answer already told what an untrusted workspace changes for them. */
   readonly #toldTrust = new Set<string>();
 
-  constructor(
-    workdir: string,
-    processes: ProcessTracker,
-    home: string,
-    options: LspOptions = {},
-    trust: WorkspaceTrust = new WorkspaceTrust(undefined),
-  ) {
-    this.workdir = workdir;
+  /** Over the run's servers (`processes` also runs the project-wide checks). */
+  constructor(supervisor: LspSupervisor, processes: ProcessTracker) {
+    this.supervisor = supervisor;
+    this.workdir = supervisor.workdir;
     this.#processes = processes;
-    this.supervisor = new LspSupervisor(workdir, processes, home, options, trust);
     this.#written = new WriteDiagnostics(this);
   }
 

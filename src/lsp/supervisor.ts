@@ -71,7 +71,7 @@ export class LspSupervisor {
   readonly timeouts: LspTimeouts;
   /** runbound's home, where `runbound setup` put what is not an npm dependency. */
   readonly home: string;
-  readonly #workdir: string;
+  readonly workdir: string;
   readonly #processes: ProcessTracker;
   readonly #handles = new Map<string, Handle>();
   #disposed = false;
@@ -88,7 +88,7 @@ export class LspSupervisor {
     trust: WorkspaceTrust = new WorkspaceTrust(undefined),
   ) {
     this.trust = trust;
-    this.#workdir = workdir;
+    this.workdir = workdir;
     this.#processes = processes;
     this.home = home;
     const base = catalog({
@@ -116,14 +116,14 @@ export class LspSupervisor {
   projectCodeFor(file: string): string | undefined {
     const spec = this.#specs.find((s) => languageOf(s, file) !== undefined);
     const root = spec && this.rootFor(spec, file);
-    return spec && root ? projectCodeAt(spec, root, this.#workdir, this.home) : undefined;
+    return spec && root ? projectCodeAt(spec, root, this.workdir, this.home) : undefined;
   }
 
   /** What trusting the workspace would run anywhere in it (for requests that span it). */
   projectCodeAnywhere(): string | undefined {
     for (const spec of this.#specs) {
-      const root = rootsIn(this.#workdir, spec.rootMarkers)[0];
-      const what = root && projectCodeAt(spec, root, this.#workdir, this.home);
+      const root = rootsIn(this.workdir, spec.rootMarkers)[0];
+      const what = root && projectCodeAt(spec, root, this.workdir, this.home);
       if (what) return what;
     }
     return undefined;
@@ -145,7 +145,7 @@ export class LspSupervisor {
 
   /** The nearest folder at or above the file (not above the workdir) holding one of the spec's root markers. */
   rootFor(spec: ServerSpec, file: string): string | undefined {
-    return rootAbove(this.#workdir, path.dirname(file), spec.rootMarkers);
+    return rootAbove(this.workdir, path.dirname(file), spec.rootMarkers);
   }
 
   /** The running (or newly started) server for `file`, or a ToolError saying exactly why there is none. */
@@ -205,7 +205,7 @@ export class LspSupervisor {
 
   async #start(handle: Handle): Promise<LspClient> {
     const resolved = handle.spec.candidates
-      .map((c) => resolveBinary(c, handle.root, this.#workdir, this.home, { project: this.trusted }))
+      .map((c) => resolveBinary(c, handle.root, this.workdir, this.home, { project: this.trusted }))
       .find((r) => r !== undefined);
     if (!resolved) {
       throw new ToolError(
@@ -298,10 +298,10 @@ export class LspSupervisor {
    * what `status`, a start and `runbound doctor` all go by.
    */
   locate(spec: ServerSpec): { roots: string[]; resolved: Resolved | undefined } {
-    const roots = rootsIn(this.#workdir, spec.rootMarkers);
-    const at = roots[0] ?? this.#workdir;
+    const roots = rootsIn(this.workdir, spec.rootMarkers);
+    const at = roots[0] ?? this.workdir;
     const resolved = spec.candidates
-      .map((c) => resolveBinary(c, at, this.#workdir, this.home, { project: this.trusted }))
+      .map((c) => resolveBinary(c, at, this.workdir, this.home, { project: this.trusted }))
       .find((r) => r !== undefined);
     return { roots, resolved };
   }
@@ -310,8 +310,8 @@ export class LspSupervisor {
   trustNotes(): { id: string; note: string }[] {
     if (this.trusted) return [];
     return this.specs.flatMap((spec) => {
-      const root = rootsIn(this.#workdir, spec.rootMarkers)[0];
-      return root ? untrustedNotes(spec, root, this.#workdir, this.home) : [];
+      const root = rootsIn(this.workdir, spec.rootMarkers)[0];
+      return root ? untrustedNotes(spec, root, this.workdir, this.home) : [];
     });
   }
 
@@ -364,7 +364,7 @@ export class LspSupervisor {
   }
 
   #rel(dir: string): string {
-    const rel = path.relative(this.#workdir, dir);
+    const rel = path.relative(this.workdir, dir);
     return rel === "" ? "." : rel;
   }
 }

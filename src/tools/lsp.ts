@@ -49,7 +49,7 @@ export const lspTool = defineTool({
 
 type Handler = (args: LspArgs, lsp: LanguageService, ctx: ToolContext) => Promise<LspAnswer> | LspAnswer;
 
-const navigate: Handler = (args, lsp, ctx) => {
+const navigate: Handler = async (args, lsp, ctx) => {
   const missing = (["file", "line", "symbol"] as const).filter(
     (k) => args[k] === undefined || args[k] === "",
   );
@@ -58,6 +58,7 @@ const navigate: Handler = (args, lsp, ctx) => {
       `${args.action} needs \`file\`, \`line\` and \`symbol\` (the name as written on that line — a column is never guessed); missing: ${missing.map((m) => `\`${m}\``).join(", ")}.`,
     );
   }
+  await lsp.settleTrust(args.file, ctx);
   return lsp.navigate(args.action as NavigationAction, args.file!, args.line!, args.symbol!, ctx.signal);
 };
 
@@ -69,25 +70,32 @@ const HANDLERS: Record<LspAction, Handler> = {
   references: navigate,
   hover: navigate,
   code_actions: navigate,
-  symbols: (args, lsp, ctx) => {
+  symbols: async (args, lsp, ctx) => {
     if (args.file === undefined && args.query === undefined)
       throw new ToolError("symbols needs `file` (its outline) or `query` (a workspace search).");
+    // Without a file, only running servers search: nothing starts.
+    if (args.file !== undefined) await lsp.settleTrust(args.file, ctx);
     return lsp.symbols({ file: args.file, query: args.query }, ctx.signal);
   },
-  diagnostics: (args, lsp, ctx) => {
+  diagnostics: async (args, lsp, ctx) => {
     if (!args.file)
       throw new ToolError(
         'diagnostics needs `file`: a file of the project, or "*" for the project-wide check.',
       );
+    await lsp.settleTrust(args.file === "*" ? undefined : args.file, ctx);
     return args.file === "*"
       ? lsp.projectDiagnostics(ctx.signal, (p) => ctx.progress(p))
       : lsp.fileDiagnostics(args.file, ctx.signal);
   },
   status: (_args, lsp) => lsp.status(),
-  reload: (args, lsp) => lsp.reload(args.file),
+  reload: async (args, lsp, ctx) => {
+    // Without a file, the running servers restart as they run: nothing new starts.
+    if (args.file !== undefined) await lsp.settleTrust(args.file, ctx);
+    return lsp.reload(args.file);
+  },
 };
 
 async function runAction(args: LspArgs, lsp: LanguageService, ctx: ToolContext): Promise<LspAnswer> {
-  if (args.action !== "status") await lsp.settleTrust(args.file === "*" ? undefined : args.file, ctx);
+  // Each handler checks its arguments before anything is asked of a person (trust, with trust "ask").
   return HANDLERS[args.action](args, lsp, ctx);
 }
