@@ -6,7 +6,7 @@ export type {
   Approver,
   ApproverOption,
 } from "./approvals.js";
-export type { GrammarOptions } from "./ast/engine.js";
+export type { AstOptions } from "./ast/engine.js";
 export { ToolError } from "./errors.js";
 export type { KernelOptions, Sandbox } from "./kernels/pool.js";
 export { type LogEntry, type LogLevel, type RunLogger, stderrLogger } from "./log.js";

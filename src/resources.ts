@@ -2,7 +2,7 @@
  * The live resources a run may wire. A tool names the ones it needs in `needs`; it is registered only when all of
  * them are wired, and inside its handler `ctx.use(key)` hands it the resource.
  *
- * Later resources (language servers, grammars, debug sessions, kernels, workers) add their key here.
+ * Later resources (language servers, structural search, debug sessions, kernels, workers) add their key here.
  */
 import type { AstEngine } from "./ast/engine.js";
 import type { DebugSupervisor } from "./dap/supervisor.js";
@@ -20,7 +20,7 @@ export interface Resources {
   /** The language-server supervisor (servers start lazily), the diagnostics journal. */
   lsp: LanguageService;
   /** The tree-sitter grammar bundle: structural search, staged rewrites. */
-  grammars: AstEngine;
+  ast: AstEngine;
   /** The debug-session supervisor (one session per conversation). */
   debug: DebugSupervisor;
   /** Jupyter kernels for eval (the server starts on the first cell). */

@@ -8,24 +8,21 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { linkPrivately, type PrivateLink } from "../transport/link.js";
-import { ApprovalGate, type ApproverOption } from "./approvals.js";
-import { AstEngine, type GrammarOptions } from "./ast/engine.js";
-import { type DebugOptions, DebugSupervisor } from "./dap/supervisor.js";
+import { ApprovalGate } from "./approvals.js";
+import { AstEngine } from "./ast/engine.js";
+import { DebugSupervisor } from "./dap/supervisor.js";
 import { errorMessage } from "./errors.js";
 import { FileStore } from "./files/store.js";
 import { visibleLine } from "./files/visible.js";
 import { createDispatcher } from "./gate.js";
-import { type KernelOptions, KernelPool } from "./kernels/pool.js";
+import { KernelPool } from "./kernels/pool.js";
 import { Lanes } from "./lanes.js";
-import type { RunLogger } from "./log.js";
 import { afterWriteDiagnosticsSchema } from "./lsp/schema.js";
 import { LanguageService } from "./lsp/service.js";
-import { type LspOptions, LspSupervisor } from "./lsp/supervisor.js";
+import { LspSupervisor } from "./lsp/supervisor.js";
 import { type TrustAsked, WorkspaceTrust } from "./lsp/trust.js";
 import { type Mounted, mountSurface } from "./mount.js";
-import type { EnvPolicy } from "./proc/environment.js";
 import { ProcessTracker } from "./proc/tracker.js";
-import type { QuestionPort } from "./questions/card.js";
 import { QuestionDesk } from "./questions/desk.js";
 import {
   type AfterWriteHook,
@@ -37,81 +34,19 @@ import {
   type ToolContext,
 } from "./registry.js";
 import type { ResourceKey, Resources } from "./resources.js";
+import { type CallOptions, checkOptionKeys, type LinkOptions, type RunOptions } from "./run-options.js";
 import { defaultHome } from "./setup/home.mjs";
 import { isSurface, SURFACES, type Surface } from "./surfaces.js";
 import { BUILTIN_TOOLS } from "./tools/index.js";
 import { VERSION } from "./version.js";
-import { type VibeOptions, VibePool } from "./vibe/pool.js";
+import { VibePool } from "./vibe/pool.js";
 
 const SERVER_INFO = { name: "runbound", version: VERSION };
 
-export interface QuestionsOption {
-  readonly port: QuestionPort;
-  /** Where cards are shown; defaults to the conversation id. Without either, ask_user is not registered. */
-  readonly space?: string;
-  /** How long a card waits for a person. Default 600. */
-  readonly timeoutSeconds?: number;
-}
-
-export interface RunOptions {
-  /** The folder the run works in; file tools are confined to it. */
-  readonly workdir: string;
-  readonly conversationId?: string;
-  /** runbound's read/write/edit/apply_patch. Default true; false when the harness brings its own. */
-  readonly files?: boolean;
-  /** Vibe mode: background workers (vibe_*) with a backend per tier. Absent → off. */
-  readonly vibe?: VibeOptions;
-  /** Jupyter kernels for eval (Python, JavaScript). Default true; nothing starts until the first cell. */
-  readonly kernels?: boolean | KernelOptions;
-  /** The debug-session supervisor (needs conversationId). Default true. */
-  readonly debug?: boolean | DebugOptions;
-  /** The grammar bundle (ast_grep, ast_edit, resolve). Default true. */
-  readonly grammars?: boolean | GrammarOptions;
-  /** Language servers (lsp, lsp_rename, diagnostics on write). Default true; no server starts until needed. */
-  readonly lsp?: boolean | LspOptions;
-  /** A port to a person (+ target space): wires ask_user, and permission cards when no approver is given. */
-  readonly questions?: QuestionPort | QuestionsOption;
-  /** Decides write/exec calls on a full surface. Absent → permission cards via `questions`, else fail closed. */
-  readonly approver?: ApproverOption;
-  /**
-   * Where runbound's own reports go (a kernel connection lost and retried, the kernel library's errors). Default:
-   * warnings and errors to stderr, one prefixed line each.
-   */
-  readonly logger?: RunLogger;
-  /**
-   * runbound's home: where `npx runbound setup` put the components that are not npm packages (its Python
-   * environment, gopls, delve). Default: `$RUNBOUND_HOME`, else `$XDG_DATA_HOME/runbound`, else
-   * `~/.local/share/runbound` — the same folder `setup` uses without `--home`.
-   */
-  readonly home?: string;
-  /**
-   * What the run's processes (kernels, debuggees and adapters, language servers, workers) get of the harness's
-   * environment: everything but names that look like credentials (`*_API_KEY`, `*_TOKEN`, `*_SECRET`,
-   * `*PASSWORD*`, `AWS_*`, an SSH agent, …), plus `pass` (names to keep anyway) and `set` (values to add).
-   */
-  readonly env?: EnvPolicy;
-  /**
-   * Whether the workspace's own code may run on read-tier calls: `"workspace"` trusts it (its node_modules/.bin and
-   * .venv language servers, rust-analyzer's build scripts and proc macros, cargo check). Absent: untrusted —
-   * runbound's own servers only, with those off; `lsp status` says what that changes. (Exec-tier tools — eval,
-   * debug, command workers — run code by nature, on approval.) `"ask"`: the first call that would run the
-   * project's code asks the approver (or a person, on a permission card) once, and the answer holds for the run.
-   */
-  readonly trust?: "workspace" | "ask";
-}
-
-export interface LinkOptions {
-  readonly surface: Surface;
-  readonly clientInfo?: { name: string; version: string };
-}
-
-export interface CallOptions {
-  readonly surface: Surface;
-  readonly caller?: Caller;
-  readonly signal?: AbortSignal;
-}
+export type { CallOptions, LinkOptions, QuestionsOption, RunOptions } from "./run-options.js";
 
 export async function createRun(options: RunOptions): Promise<Run> {
+  checkOptionKeys(options);
   let workdir: string;
   try {
     workdir = await realpath(options.workdir);
@@ -149,11 +84,11 @@ export class Run {
     this.conversationId = options.conversationId;
     if (options.conversationId) this.#resources.conversation = options.conversationId;
     if (options.files !== false) this.#resources.files = new FileStore(workdir);
-    if (options.grammars !== false)
-      this.#resources.grammars = new AstEngine(
+    if (options.ast !== false)
+      this.#resources.ast = new AstEngine(
         workdir,
         this.processes,
-        typeof options.grammars === "object" ? options.grammars : {},
+        typeof options.ast === "object" ? options.ast : {},
       );
     if (options.vibe) {
       // Workers' calls go through the same gate as the model's, but say who made them (approval cards show it).
@@ -325,7 +260,7 @@ export class Run {
     }
     this.#servers.clear();
     await this.#resources.lsp?.dispose().catch(() => undefined);
-    await this.#resources.grammars?.dispose().catch(() => undefined);
+    await this.#resources.ast?.dispose().catch(() => undefined);
     await this.#resources.debug?.dispose().catch(() => undefined);
     await this.#resources.kernels?.dispose().catch(() => undefined);
     await this.#resources.vibe?.dispose().catch(() => undefined);

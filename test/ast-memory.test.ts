@@ -60,7 +60,7 @@ async function largeFileRun(workdir: string) {
     approver: "always",
     lsp: false,
     kernels: false,
-    grammars: { maxFileKB: 20 * 1024 },
+    ast: { maxFileKB: 20 * 1024 },
   });
   return { run, client: await run.link({ surface: "full" }) };
 }
@@ -145,7 +145,7 @@ describe("trees a search worker lets go are given back", () => {
       approver: "always",
       lsp: false,
       kernels: false,
-      grammars: { treeCacheMB: 0 },
+      ast: { treeCacheMB: 0 },
     });
     try {
       const client = await run.link({ surface: "full" });

@@ -14,10 +14,10 @@ async function engineWith(files: Record<string, string>, treeCacheMB?: number) {
       workdir,
       approver: "always",
       lsp: false,
-      ...(treeCacheMB === undefined ? {} : { grammars: { treeCacheMB } }),
+      ...(treeCacheMB === undefined ? {} : { ast: { treeCacheMB } }),
     }),
   );
-  const engine = run.resource("grammars")!;
+  const engine = run.resource("ast")!;
   const search = (pattern: string, where?: string) =>
     engine.search({ pattern, language: "python", max_results: 1000, path: where }, never);
   return { workdir, run, engine, search };
@@ -124,8 +124,8 @@ describe("parsed trees are kept between searches of a run, and never outlive the
     await search("legacy_call($N)");
     expect((await search("legacy_call($N)")).cost).toEqual({ parsed: 50, reused: 0 });
     const workdir = await workdirWith({});
-    await expect(createRun({ workdir, grammars: { treeCacheMB: -1 } })).rejects.toThrow(
-      /grammars\.treeCacheMB must be a number of megabytes ≥ 0, got -1/,
+    await expect(createRun({ workdir, ast: { treeCacheMB: -1 } })).rejects.toThrow(
+      /ast\.treeCacheMB must be a number of megabytes ≥ 0, got -1/,
     );
   });
 });

@@ -227,12 +227,12 @@ describe("ast_grep scope", () => {
         approver: "always",
         lsp: false,
         kernels: false,
-        grammars: { maxFileKB: 4 },
+        ast: { maxFileKB: 4 },
       }),
     );
     const client = await run.link({ surface: "full" });
     const skipped =
-      "1 file over the 4 KB a search parses per file was skipped: big.js (12 KB) (minified or generated code, most often; the harness raises the limit with grammars.maxFileKB).";
+      "1 file over the 4 KB a search parses per file was skipped: big.js (12 KB) (minified or generated code, most often; the harness raises the limit with ast.maxFileKB).";
     const all = textOf(await call(client, "ast_grep", { pattern: "f($X)", language: "javascript" }));
     expect(all).toMatch(/^1 match in 1 file \(searched 1 javascript file under \./);
     expect(all.split("\n").at(-1)).toBe(skipped);

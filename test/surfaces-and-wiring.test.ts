@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createRun, defineTool, ProgrammaticQuestionPort, VERSION } from "../src/index.js";
+import { createRun, defineTool, ProgrammaticQuestionPort, type RunOptions, VERSION } from "../src/index.js";
 import { call, textOf, toolNames, track, treeOf, workdirWith } from "./helpers.js";
 
 const everything = async () => {
@@ -54,6 +54,13 @@ describe("each surface lists the tools its tier allows", () => {
     const byName = Object.fromEntries(tools.map((t) => [t.name, t.annotations]));
     expect(byName.read).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(byName.write).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+  });
+
+  it("refuses a misspelled or unknown createRun option by name, with the list of real ones, starting nothing", async () => {
+    const workdir = await workdirWith({ "a.txt": "alpha\n" });
+    await expect(
+      createRun({ workdir, grammars: { maxFileKB: 4 }, lsp: false } as unknown as RunOptions),
+    ).rejects.toThrow(/createRun: unknown option "grammars"; the options are workdir, .*\bast\b.*, trust$/);
   });
 
   it("rejects an unknown surface with the list of real ones", async () => {
@@ -126,7 +133,7 @@ describe("registration follows wiring", () => {
         conversationId: "c1",
         files: false,
         lsp: false,
-        grammars: false,
+        ast: false,
         debug: false,
         kernels: false,
         approver: "always",

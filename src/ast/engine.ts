@@ -1,5 +1,5 @@
 /**
- * The `grammars` resource of a run: structural search (ast_grep), staged rewrite (ast_edit) and its commit or
+ * The `ast` resource of a run: structural search (ast_grep), staged rewrite (ast_edit) and its commit or
  * discard (resolve). Staged edits belong to the run and die with it.
  */
 import { statSync } from "node:fs";
@@ -42,7 +42,7 @@ interface StagedEdit {
 const MAX_APPLIED_LISTED = 20;
 const MAX_OVERLAPS_NAMED = 20;
 
-export interface GrammarOptions {
+export interface AstOptions {
   /**
    * Megabytes of parsed trees the run keeps between searches (split among its search workers), so that searching
    * the same files again skips parsing; a tree is reused only while its file's text is unchanged. 0 keeps none.
@@ -74,15 +74,15 @@ export class AstEngine {
   #next = 1;
 
   /** `processes`: where a search process for files over a megabyte is started (and ended with the run). */
-  constructor(workdir: string, processes: ProcessTracker, options: GrammarOptions = {}) {
+  constructor(workdir: string, processes: ProcessTracker, options: AstOptions = {}) {
     this.#workdir = workdir;
     this.#processes = processes;
     this.#maxFileBytes = (options.maxFileKB ?? 1024) * 1024;
     if (!Number.isFinite(this.#maxFileBytes) || this.#maxFileBytes <= 0)
-      throw new TypeError(`grammars.maxFileKB must be a number of kilobytes > 0, got ${options.maxFileKB}`);
+      throw new TypeError(`ast.maxFileKB must be a number of kilobytes > 0, got ${options.maxFileKB}`);
     const mb = options.treeCacheMB ?? Math.min(512, Math.floor(totalmem() / 16 / 2 ** 20));
     if (!Number.isFinite(mb) || mb < 0)
-      throw new TypeError(`grammars.treeCacheMB must be a number of megabytes ≥ 0, got ${mb}`);
+      throw new TypeError(`ast.treeCacheMB must be a number of megabytes ≥ 0, got ${mb}`);
     // One share per search worker and one for the calling thread (which searches a few files itself).
     const share = (mb * 2 ** 20) / (WORKERS + 1);
     this.#pool = new SearchPool(share);
@@ -170,7 +170,7 @@ export class AstEngine {
     const more = over.length > named.length ? ` and ${over.length - named.length} more` : "";
     return {
       kept,
-      skipped: `${plural(over.length, "file")} over the ${(this.#maxFileBytes / 1024).toLocaleString("en-US")} KB a search parses per file ${over.length === 1 ? "was" : "were"} skipped: ${named.join(", ")}${more} (minified or generated code, most often; the harness raises the limit with grammars.maxFileKB).`,
+      skipped: `${plural(over.length, "file")} over the ${(this.#maxFileBytes / 1024).toLocaleString("en-US")} KB a search parses per file ${over.length === 1 ? "was" : "were"} skipped: ${named.join(", ")}${more} (minified or generated code, most often; the harness raises the limit with ast.maxFileKB).`,
     };
   }
 

@@ -108,7 +108,7 @@ function ask(
       reject(
         signal === "SIGKILL"
           ? new ToolError(
-              `The search of ${file.rel} (${size}) was ended by the system (SIGKILL: most often, out of memory); the host and the run are unaffected. Search a smaller file, or leave this one out (the harness lowers grammars.maxFileKB).`,
+              `The search of ${file.rel} (${size}) was ended by the system (SIGKILL: most often, out of memory); the host and the run are unaffected. Search a smaller file, or leave this one out (the harness lowers ast.maxFileKB).`,
             )
           : new Error(
               `the search process for ${file.rel} (${size}) exited (${signal ?? `code ${code}`})${last ? `: ${last}` : ""}`,

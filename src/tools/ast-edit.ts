@@ -6,7 +6,7 @@ export const astEditTool = defineTool({
   name: "ast_edit",
   title: "Stage a structural rewrite",
   tier: "write",
-  needs: ["grammars"],
+  needs: ["ast"],
   parallelSafe: false,
   lane: "files",
   description: [
@@ -32,6 +32,6 @@ export const astEditTool = defineTool({
   describeCall: (args) =>
     `stage a rewrite of \`${args.pattern}\` → \`${args.rewrite}\` in ${args.path ?? "the workdir"} (nothing is written yet)`,
   async run(args, ctx) {
-    return ctx.use("grammars").stage(args, ctx.signal);
+    return ctx.use("ast").stage(args, ctx.signal);
   },
 });

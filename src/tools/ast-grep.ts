@@ -6,7 +6,7 @@ export const astGrepTool = defineTool({
   name: "ast_grep",
   title: "Search code by its shape",
   tier: "read",
-  needs: ["grammars"],
+  needs: ["ast"],
   parallelSafe: true,
   description: [
     "Find code by syntax, not text: the pattern is parsed by the file's own grammar, so it matches however the code",
@@ -42,6 +42,6 @@ export const astGrepTool = defineTool({
     ),
   },
   async run(args, ctx) {
-    return ctx.use("grammars").search(args, ctx.signal);
+    return ctx.use("ast").search(args, ctx.signal);
   },
 });

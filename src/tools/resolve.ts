@@ -5,7 +5,7 @@ export const resolveTool = defineTool({
   name: "resolve",
   title: "Accept or discard a staged rewrite",
   tier: "write",
-  needs: ["grammars"],
+  needs: ["ast"],
   parallelSafe: false,
   lane: "files",
   writes: true,
@@ -24,6 +24,6 @@ export const resolveTool = defineTool({
   describeCall: (args) =>
     `${args.action} the staged change ${args.edit_id}${args.action === "accept" ? " (writes the files it changes)" : ""}`,
   async run(args, ctx) {
-    return ctx.use("grammars").resolve(args);
+    return ctx.use("ast").resolve(args);
   },
 });

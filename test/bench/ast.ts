@@ -88,10 +88,10 @@ export async function benchAst(): Promise<AstBenchRow[]> {
           // A fresh run per round: its first search of the pattern parses; the same search again (as ast_edit
           // does after ast_grep) reuses the trees the run kept. The search workers are started beforehand by a
           // search whose word no file holds, so neither timing includes their start.
-          // The CLI parses every file; runbound skips those over grammars.maxFileKB (1 MB: vite's 1.4 MB chunk
+          // The CLI parses every file; runbound skips those over ast.maxFileKB (1 MB: vite's 1.4 MB chunk
           // here), so the limit is raised for the same work on both sides.
-          const run = await createRun({ workdir: dir, lsp: false, grammars: { maxFileKB: SAME_FILES_KB } });
-          const engine = run.resource("grammars")!;
+          const run = await createRun({ workdir: dir, lsp: false, ast: { maxFileKB: SAME_FILES_KB } });
+          const engine = run.resource("ast")!;
           const search = (pattern: string) =>
             engine.search(
               { pattern, language: c.language, max_results: 1_000_000 },
@@ -160,9 +160,9 @@ export async function benchAst(): Promise<AstBenchRow[]> {
           const run = await createRun({
             workdir: dir,
             lsp: false,
-            grammars: { treeCacheMB: 1536, maxFileKB: SAME_FILES_KB },
+            ast: { treeCacheMB: 1536, maxFileKB: SAME_FILES_KB },
           });
-          const engine = run.resource("grammars")!;
+          const engine = run.resource("ast")!;
           const args = { pattern: c.pattern, language: c.language, max_results: 1_000_000 };
           await engine.search(args, new AbortController().signal);
           const times: number[] = [];
