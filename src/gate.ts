@@ -30,6 +30,8 @@ export interface GateDeps {
   /** Aborted when the run is disposed (every request.signal must abort then too). */
   readonly runSignal: AbortSignal;
   readonly context: (request: CallRequest, signal: AbortSignal) => ToolContext;
+  /** A line for the first answer of a tool that runs code (why the run is not confined), once per tool. */
+  readonly firstAnswerNote?: (spec: AnyToolSpec) => string | undefined;
 }
 
 export function createDispatcher(deps: GateDeps): Dispatch {
@@ -99,7 +101,8 @@ async function withAfterWrite(
   output: ToolOutput<Record<string, unknown>>,
 ): Promise<CallToolResult> {
   const structured: Record<string, unknown> = { ...output.structured };
-  const texts = [output.text];
+  const note = deps.firstAnswerNote?.(spec);
+  const texts = note ? [note, output.text] : [output.text];
   if (spec.writes && output.written?.length) {
     for (const hook of deps.afterWrite()) {
       try {

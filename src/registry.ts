@@ -64,6 +64,8 @@ export interface ToolSpec<I extends Shape = Shape, O extends Shape = Shape> {
   readonly lane?: string;
   /** true → the tool reports `written` paths, and its output gains the after-write hooks' fields. */
   readonly writes?: boolean;
+  /** true → the tool starts processes that run code (confined where the run confines). */
+  readonly runsCode?: boolean;
   readonly description: string;
   readonly input: I;
   readonly output: O;

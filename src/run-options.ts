@@ -7,6 +7,7 @@ import type { DebugOptions } from "./dap/supervisor.js";
 import type { KernelOptions } from "./kernels/pool.js";
 import type { RunLogger } from "./log.js";
 import type { LspOptions } from "./lsp/supervisor.js";
+import type { ConfineMode, ConfinePolicy } from "./proc/confined.js";
 import type { EnvPolicy } from "./proc/environment.js";
 import type { QuestionPort } from "./questions/card.js";
 import type { Caller } from "./registry.js";
@@ -66,6 +67,15 @@ export interface RunOptions {
    * project's code asks the approver (or a person, on a permission card) once, and the answer holds for the run.
    */
   readonly trust?: "workspace" | "ask";
+  /**
+   * Where the processes that run code live — kernels, debug adapters and debuggees, command workers, and language
+   * servers that run the project's code: `"preferred"` (default) in an OS sandbox on this host (bubblewrap) where it
+   * works, else on the host, said in the first answer of each such tool; `"required"`: createRun fails where it
+   * cannot confine; `"off"`: on the host.
+   */
+  readonly confine?: ConfineMode;
+  /** What a confined process may reach (docs/places.md): network, extra folders, memory and process limits. */
+  readonly sandbox?: ConfinePolicy;
 }
 
 export interface LinkOptions {
@@ -95,6 +105,8 @@ const RUN_OPTION_KEYS: Record<keyof RunOptions, true> = {
   home: true,
   env: true,
   trust: true,
+  confine: true,
+  sandbox: true,
 };
 
 export function checkOptionKeys(options: RunOptions): void {

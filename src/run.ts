@@ -22,6 +22,7 @@ import { LanguageService } from "./lsp/service.js";
 import { LspSupervisor } from "./lsp/supervisor.js";
 import { type TrustAsked, WorkspaceTrust } from "./lsp/trust.js";
 import { type Mounted, mountSurface } from "./mount.js";
+import { choosePlace } from "./proc/confined.js";
 import { ProcessTracker } from "./proc/tracker.js";
 import { QuestionDesk } from "./questions/desk.js";
 import {
@@ -65,6 +66,8 @@ export class Run {
   readonly home: string;
   readonly conversationId: string | undefined;
   readonly processes: ProcessTracker;
+  /** Why this run's code-running processes are not confined although it asked for confinement where possible. */
+  readonly unconfined: string | undefined;
   readonly approvals: ApprovalGate;
   readonly #resources: Partial<Resources> = {};
   readonly #registry: Registry;
@@ -74,13 +77,19 @@ export class Run {
   readonly #links = new Set<PrivateLink>();
   readonly #servers = new Set<Mounted>();
   readonly #ended = new AbortController();
+  readonly #noted = new Set<string>();
   #disposing: Promise<void> | undefined;
 
   /** Use createRun (it checks the workdir). */
   constructor(workdir: string, options: RunOptions) {
     this.workdir = workdir;
     this.home = options.home ? path.resolve(options.home) : defaultHome();
-    this.processes = new ProcessTracker(options.env ? { env: options.env } : {});
+    const confined = choosePlace(options.confine ?? "preferred", workdir, this.home, options.sandbox);
+    this.unconfined = confined.unconfined;
+    this.processes = new ProcessTracker({
+      confined: confined.place,
+      ...(options.env ? { env: options.env } : {}),
+    });
     this.conversationId = options.conversationId;
     if (options.conversationId) this.#resources.conversation = options.conversationId;
     if (options.files !== false) this.#resources.files = new FileStore(workdir);
@@ -149,8 +158,16 @@ export class Run {
       afterWrite: () => this.#hooks,
       runSignal: this.#ended.signal,
       context: (request, signal) => this.#context(request, signal),
+      firstAnswerNote: (spec) => this.#unconfinedNote(spec),
     });
     for (const spec of BUILTIN_TOOLS) this.#registry.add(spec);
+  }
+
+  /** Said once per tool that runs code, when the run asked to be confined where possible and could not be. */
+  #unconfinedNote(spec: AnyToolSpec): string | undefined {
+    if (!spec.runsCode || !this.unconfined || this.#noted.has(spec.name)) return undefined;
+    this.#noted.add(spec.name);
+    return this.unconfined;
   }
 
   get disposed(): boolean {

@@ -10,6 +10,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -205,22 +206,32 @@ describe("eval on real kernels", () => {
 describe("eval: long cells", () => {
   // The default idle budget: a quiet %pip install builds for longer than the 3 s the main suite uses.
   let longRun: Run | undefined;
+  const longWorkdir = async () => {
+    longRun ??= track(
+      await createRun({
+        workdir: await workdirWith(),
+        conversationId: "long-pip",
+        approver: "always",
+        lsp: false,
+      }),
+    );
+    return longRun.workdir;
+  };
   const longCell = async (code: string) => {
-    if (!longRun) {
-      const workdir = await workdirWith();
-      longRun = track(
-        await createRun({ workdir, conversationId: "long-pip", approver: "always", lsp: false }),
-      );
-    }
-    return call(await longRun.link({ surface: "full" }), "eval", { code, description: label });
+    await longWorkdir();
+    return call(await longRun!.link({ surface: "full" }), "eval", { code, description: label });
   };
 
   it("%pip evicts the modules of what it changed, so the next import sees the new version; a failed !cmd fails", async () => {
+    // Inside the workdir: a confined kernel sees nothing else of /tmp.
     const pkg = async (version: number) => {
-      const { dir } = await suiteWorkdir({
-        "pyproject.toml": `[project]\nname = "rbdemo-evict"\nversion = "${version}.0"\n[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n`,
-        "rbdemo_evict/__init__.py": `VALUE = ${version}\n`,
-      });
+      const dir = path.join(await longWorkdir(), `pkg-${version}`);
+      await mkdir(path.join(dir, "rbdemo_evict"), { recursive: true });
+      await writeFile(
+        path.join(dir, "pyproject.toml"),
+        `[project]\nname = "rbdemo-evict"\nversion = "${version}.0"\n[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n`,
+      );
+      await writeFile(path.join(dir, "rbdemo_evict/__init__.py"), `VALUE = ${version}\n`);
       return dir;
     };
     const [one, two] = [await pkg(1), await pkg(2)];

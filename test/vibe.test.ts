@@ -36,6 +36,21 @@ describe("vibe workers", () => {
     ]);
   });
 
+  it("a backend that cannot start is said at spawn and leaves no worker to wait on (a wait on one never ended)", async () => {
+    const workdir = await workdirWith();
+    const missing = commandBackend("/nonexistent/worker-program", [], everywhere);
+    const run = track(await createRun({ workdir, lsp: false, vibe: { fast: missing } }));
+    const client = await run.link({ surface: "plan" });
+    const spawned = await call(client, "vibe_spawn", { brief: "anything", label: "never" });
+    expect(spawned.isError).toBe(true);
+    expect(textOf(spawned)).toMatch(
+      /^the command \(\/nonexistent\/worker-program\) backend did not start: could not start worker w1: .*not found or not executable.*\. Nothing is running\.$/,
+    );
+    expect((await call(client, "vibe_list", {})).structuredContent).toMatchObject({ workers: [] });
+    const waited = await call(client, "vibe_wait", { worker_id: "w1", timeout_seconds: 5 });
+    expect(waited.isError).toBe(true);
+  });
+
   it("spawn returns an id at once; wait returns the result; list shows it", async () => {
     const { vibe } = await vibeRun();
     const spawned = await vibe("vibe_spawn", { brief: "rename foo to bar", label: "rename" });

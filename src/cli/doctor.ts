@@ -12,6 +12,7 @@ import { pythonForCells } from "../kernels/interpreters.js";
 import type { ServerSpec } from "../lsp/catalog.js";
 import { LspSupervisor } from "../lsp/supervisor.js";
 import type { BinarySource, Resolved } from "../proc/binaries.js";
+import { probeBubblewrap } from "../proc/bubblewrap.js";
 import { ProcessTracker } from "../proc/tracker.js";
 import { COMPONENTS, setupCommand } from "../setup/components.mjs";
 import { homeLayout } from "../setup/home.mjs";
@@ -150,6 +151,25 @@ function kernelRows(workdir: string, home: string, neededHere: boolean): DoctorR
   return rows;
 }
 
+/** Whether the processes that run code can be confined here (the default where they can). */
+function confinementRow(): DoctorRow {
+  const serves = "confines kernels, debuggees and adapters, workers and servers that run the project's code";
+  const probe = probeBubblewrap();
+  return probe.ok
+    ? {
+        name: "bubblewrap",
+        serves,
+        found: { where: `PATH: ${probe.path}`, version: probe.version },
+        neededHere: false,
+      }
+    : {
+        name: "bubblewrap",
+        serves,
+        missing: { why: `${probe.why}: those run on the host`, fix: probe.fix },
+        neededHere: false,
+      };
+}
+
 export function doctorRows(workdir: string, home: string): DoctorRow[] {
   const processes = new ProcessTracker();
   const lsp = new LspSupervisor(workdir, processes, home);
@@ -160,6 +180,7 @@ export function doctorRows(workdir: string, home: string): DoctorRow[] {
     ...servers,
     ...ADAPTERS.map((spec) => adapterRow(spec, debug)),
     ...kernelRows(workdir, home, python),
+    confinementRow(),
   ];
 }
 

@@ -23,6 +23,11 @@ export interface ResolvedAdapter {
   readonly transport: "stdio" | "tcp";
   /** One line for `adapters`: which binary or interpreter, and from where. */
   readonly detail: string;
+  /**
+   * The adapter joins a program already running on the host (lldb-server): it runs there too, since lldb cannot
+   * attach from another PID namespace, and the program is not runbound's to confine.
+   */
+  readonly onHost?: boolean;
 }
 
 export interface AdapterSpec {

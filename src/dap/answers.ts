@@ -35,7 +35,10 @@ export const OPERATIONS: Record<DebugOperation, Operation> = {
   adapters: (_args, debug) => {
     const adapters = debug.adapters();
     return {
-      text: adapters.map((a) => `${a.id}: ${a.usable ? "usable" : "not usable"} — ${a.detail}`).join("\n"),
+      text: [
+        ...adapters.map((a) => `${a.id}: ${a.usable ? "usable" : "not usable"} — ${a.detail}`),
+        `Adapters and the programs they debug run ${debug.place}.`,
+      ].join("\n"),
       structured: { operation: "adapters", adapters },
     };
   },
@@ -45,7 +48,7 @@ export const OPERATIONS: Record<DebugOperation, Operation> = {
       return { text: "No debug session is running.", structured: { operation: "status", state: "none" } };
     const report = await session.report();
     return {
-      text: `Session: ${debug.describe(session)}.\n${describeStop(report)}`,
+      text: `Session: ${debug.describe(session)}, ${session.adapter.onHost ? "on the host (it joins a program running there)" : debug.place.replace(/:.*/, "")}.\n${describeStop(report)}`,
       structured: { operation: "status", ...report },
     };
   },

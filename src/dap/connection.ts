@@ -3,7 +3,9 @@
  * where it listens (delve: "DAP server listening at: HOST:PORT"; its stdout then carries the program's output) —
  * or a program's own debug server on a port (debugpy --listen, dlv --headless).
  */
+import { randomUUID } from "node:crypto";
 import net from "node:net";
+import path from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { exitedAndDrained, type ProcessTracker, type TrackedProcess } from "../proc/tracker.js";
 import type { AdapterSpec, ResolvedAdapter } from "./adapters.js";
@@ -33,7 +35,7 @@ export async function connectAdapter(
   events: ConnectionEvents,
 ): Promise<AdapterConnection> {
   if (remote) {
-    const socket = await connectTcp(remote);
+    const socket = await connectTo(remote);
     const client = new DapClient(socket, socket);
     socket.once("close", () => {
       client.close("the program's debug server closed the connection");
@@ -41,9 +43,21 @@ export async function connectAdapter(
     });
     return { client };
   }
-  const proc = options.processes.spawn(`${spec.id} debug adapter`, adapter.command, adapter.args, {
+  // A confined adapter without a network cannot be reached on loopback: delve listens on a socket file instead.
+  const scratch =
+    options.processes.confinedPlace.network === "off" ? options.processes.confinedPlace.scratch : undefined;
+  const args =
+    adapter.transport === "tcp" && scratch
+      ? adapter.args.map((arg) =>
+          arg.startsWith("--listen=")
+            ? `--listen=unix:${path.join(scratch, `dap-${randomUUID().slice(0, 8)}.sock`)}`
+            : arg,
+        )
+      : adapter.args;
+  const proc = options.processes.spawn(`${spec.id} debug adapter`, adapter.command, args, {
     cwd: options.cwd,
     stdio: ["pipe", "pipe", "pipe"],
+    confined: !adapter.onHost,
   });
   let stderr = "";
   proc.child.stderr?.on("data", (d: Buffer) => {
@@ -53,7 +67,7 @@ export async function connectAdapter(
   if (adapter.transport === "stdio") client = new DapClient(proc.child.stdout!, proc.child.stdin!);
   else {
     const address = await listeningAddress(proc, adapter, options.launchMs, () => stderr, events);
-    const socket = await connectTcp(address);
+    const socket = await connectTo(address);
     client = new DapClient(socket, socket);
   }
   // Only once its pipes are read to the end: a "terminated" written just before a normal exit is seen first.
@@ -72,7 +86,7 @@ function listeningAddress(
   launchMs: number,
   stderr: () => string,
   events: ConnectionEvents,
-): Promise<{ host: string; port: number }> {
+): Promise<{ host: string; port: number } | { path: string }> {
   return new Promise((resolve, reject) => {
     let seen = "";
     const timer = setTimeout(
@@ -86,14 +100,14 @@ function listeningAddress(
     );
     const onData = (d: Buffer) => {
       seen += d.toString();
-      const m = /listening at:\s*([\d.]+):(\d+)/.exec(seen);
+      const m = /listening at:\s*(?:([\d.]+):(\d+)|(\/\S+))/.exec(seen);
       if (!m) return;
       clearTimeout(timer);
       proc.child.stdout?.off("data", onData);
       proc.child.stdout?.on("data", (more: Buffer) =>
         events.output(more.toString().replace(DELVE_OWN_LINES, "")),
       );
-      resolve({ host: m[1]!, port: Number(m[2]) });
+      resolve(m[3] ? { path: m[3] } : { host: m[1]!, port: Number(m[2]) });
     };
     proc.child.stdout?.on("data", onData);
     proc.exited.then(() => reject(new Error(`${adapter.command} exited before listening: ${stderr()}`)));
@@ -101,7 +115,7 @@ function listeningAddress(
 }
 
 /** A DAP connection over TCP; setNoDelay because each step is a small round trip (see ARCHITECTURE.md). */
-async function connectTcp(address: { host: string; port: number }): Promise<net.Socket> {
+async function connectTo(address: { host: string; port: number } | { path: string }): Promise<net.Socket> {
   const socket = net.createConnection(address);
   socket.setNoDelay(true);
   await new Promise<void>((resolve, reject) => {

@@ -78,6 +78,11 @@ export class DebugSupervisor {
     return { roots, resolved: spec.resolve(roots[0] ?? this.#workdir, this.#workdir, this.#home) };
   }
 
+  /** Where adapters and debuggees run: the run's confined place, or the host. */
+  get place(): string {
+    return this.#processes.confinedPlace.description;
+  }
+
   /** For each adapter: usable here, and why or why not. */
   adapters(): { id: string; usable: boolean; detail: string }[] {
     return ADAPTERS.map((spec) => {
@@ -223,7 +228,7 @@ export class DebugSupervisor {
       const resolved = spec.resolve(this.#workdir, this.#workdir, this.#home);
       if ("missing" in resolved)
         throw new ToolError(`lldb cannot attach to ${address}: ${resolved.missing}. Fix: ${spec.install}.`);
-      adapter = { ...resolved, detail: `${resolved.detail}, through lldb-server${held}` };
+      adapter = { ...resolved, onHost: true, detail: `${resolved.detail}, through lldb-server${held}` };
       target = { kind: "gdb-remote", host: "127.0.0.1", port, program: server.program };
     } else {
       spec = ADAPTERS.find((a) => a.id === server.kind)!;

@@ -12,7 +12,9 @@ import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { ServerConnection } from "@jupyterlab/services";
 import WebSocket from "ws";
+import type { Place } from "../proc/place.js";
 import type { ProcessTracker, TrackedProcess } from "../proc/tracker.js";
+import { socketAccepts, unixFetch, unixWebSocket } from "./unix-socket.js";
 
 const CONFIG = `
 from jupyter_server.services.kernels.websocket import KernelWebsocketHandler
@@ -140,6 +142,10 @@ export class JupyterServer {
     const config = path.join(this.#home, "jupyter_server_config.py");
     writeFileSync(config, `${CONFIG}c.IdentityProvider.token = ${JSON.stringify(token)}\n`, { mode: 0o600 });
     const deadline = Date.now() + timeoutMs;
+    if (processes.confinedPlace.network === "off") {
+      this.#settings = await this.#startOnSocket(processes, python, workdir, config, share, token, deadline);
+      return this.#settings;
+    }
     let url: string | undefined;
     // jupyter_server picks its port by binding, closing, and binding again later, so another process can take the
     // port in between (the server then exits), and it prints its URL before it listens. Start again when the port
@@ -166,12 +172,57 @@ export class JupyterServer {
     return this.#settings;
   }
 
+  /** A confined server without a network listens on a Unix socket in its private folder, which the host reaches. */
+  async #startOnSocket(
+    processes: ProcessTracker,
+    python: string,
+    workdir: string,
+    config: string,
+    share: string,
+    token: string,
+    deadline: number,
+  ): Promise<ServerConnection.ISettings> {
+    const socket = path.join(this.#home, "server.sock");
+    const proc = this.#spawn(processes, python, workdir, config, share, [`--ServerApp.sock=${socket}`]);
+    this.#process = proc;
+    let seen = "";
+    proc.child.stderr?.on("data", (d: Buffer) => {
+      seen = (seen + d.toString()).slice(-4000);
+    });
+    let exited: number | null | undefined;
+    void proc.exited.then(({ code }) => {
+      exited = code;
+    });
+    while (!(await socketAccepts(socket))) {
+      if (exited !== undefined)
+        throw new Error(`the Jupyter server exited (code ${exited}): ${seen.slice(-400)}`);
+      if (Date.now() >= deadline) {
+        await processes.kill(proc.pid, 2000);
+        throw new Error(`the Jupyter server did not start in time: ${seen.slice(-400)}`);
+      }
+      await delay(25);
+    }
+    return ServerConnection.makeSettings({
+      baseUrl: "http://localhost/",
+      wsUrl: "ws://localhost/",
+      token,
+      appendToken: true,
+      WebSocket: unixWebSocket(socket),
+      fetch: unixFetch(socket),
+    });
+  }
+
   #spawn(
     processes: ProcessTracker,
     python: string,
     workdir: string,
     config: string,
     share: string,
+    listen: readonly string[] = [
+      "--ServerApp.ip=127.0.0.1",
+      "--ServerApp.port=0",
+      "--ServerApp.port_retries=0",
+    ],
   ): TrackedProcess {
     return processes.spawn(
       "jupyter server",
@@ -182,14 +233,13 @@ export class JupyterServer {
         "--no-browser",
         "--allow-root",
         `--config=${config}`,
-        "--ServerApp.ip=127.0.0.1",
-        "--ServerApp.port=0",
-        "--ServerApp.port_retries=0",
+        ...listen,
         `--ServerApp.root_dir=${workdir}`,
       ],
       {
         env: {
           ...process.env,
+          ...packagesOfTheRun(processes.confinedPlace),
           JUPYTER_RUNTIME_DIR: path.join(this.#home, "runtime"),
           JUPYTER_DATA_DIR: share,
           JUPYTER_PATH: share,
@@ -198,6 +248,9 @@ export class JupyterServer {
         // Kernels start in the server's folder: the workdir, so relative paths in cells mean what the agent means.
         cwd: workdir,
         stdio: ["ignore", "pipe", "pipe"],
+        // The server is confined with its kernels: a cell's code and `!cmd` run in the kernel, under the server.
+        confined: true,
+        writable: [this.#home],
       },
     );
   }
@@ -207,6 +260,22 @@ export class JupyterServer {
     this.#process = undefined;
     rmSync(this.#home, { recursive: true, force: true });
   }
+}
+
+/**
+ * In a confined place runbound's Python environment is read-only, so `%pip install` goes to a folder of the run's
+ * own, first on the kernels' path (replacing what an earlier install put there): it lasts as long as the run.
+ */
+function packagesOfTheRun(place: Place): NodeJS.ProcessEnv {
+  if (!place.scratch) return {};
+  const site = path.join(place.scratch, "site-packages");
+  mkdirSync(site, { recursive: true });
+  const inherited = process.env.PYTHONPATH;
+  return {
+    PIP_TARGET: site,
+    PIP_UPGRADE: "1",
+    PYTHONPATH: inherited ? `${site}${path.delimiter}${inherited}` : site,
+  };
 }
 
 class PortLost extends Error {}

@@ -67,10 +67,14 @@ export class LspClient {
   #process: TrackedProcess | undefined;
   #onExit: ((client: LspClient) => void) | undefined;
 
-  constructor(spec: ServerSpec, root: string, resolved: Resolved) {
+  /** Whether the server runs the project's code (so it runs where the run confines). */
+  readonly confined: boolean;
+
+  constructor(spec: ServerSpec, root: string, resolved: Resolved, runsProjectCode = false) {
     this.spec = spec;
     this.root = root;
     this.resolved = resolved;
+    this.confined = runsProjectCode;
   }
 
   get pid(): number | undefined {
@@ -106,6 +110,7 @@ export class LspClient {
       {
         cwd: this.root,
         stdio: ["pipe", "pipe", "pipe"],
+        confined: this.confined,
         ...(this.spec.env ? { env: { ...process.env, ...this.spec.env } } : {}),
       },
     );

@@ -213,6 +213,8 @@ async function execute(
   const proc = processes.spawn(`${spec.id} check`, resolved.command, resolved.args, {
     cwd: root,
     stdio: ["ignore", "pipe", "pipe"],
+    // What runs the project's code (its build scripts, or its own checker) runs where the run confines.
+    confined: checker.runsProjectCode === true || resolved.from === "project",
     ...(spec.env ? { env: { ...process.env, ...spec.env } } : {}),
   });
   let out = "";

@@ -9,6 +9,7 @@ import { pathToFileURL } from "node:url";
 import { ToolError } from "../errors.js";
 import { rootAbove, rootsIn } from "../files/roots.js";
 import { type Resolved, resolveBinary } from "../proc/binaries.js";
+import type { Place } from "../proc/place.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { tsgoBinary, tsserverPath } from "../setup/npm.js";
 import { catalog, languageOf, type ServerSpec, type TypeScriptServer } from "./catalog.js";
@@ -54,6 +55,8 @@ export interface ServerStatus {
   restarts: number;
   progress?: string[];
   lastError?: string;
+  /** Runs the project's code, so runs where the run confines (else on the host: it runs only runbound's). */
+  confined: boolean;
 }
 
 export interface UnavailableServer {
@@ -103,6 +106,11 @@ export class LspSupervisor {
 
   get trusted(): boolean {
     return this.trust.trusted;
+  }
+
+  /** Where a server that runs the project's code runs: the run's confined place, or the host. */
+  get confinedPlace(): Place {
+    return this.#processes.confinedPlace;
   }
 
   get specs(): ServerSpec[] {
@@ -213,7 +221,10 @@ export class LspSupervisor {
       );
     }
     const previous = handle.client;
-    const client = new LspClient(handle.spec, handle.root, resolved);
+    // Trusted, a server that is the project's own or runs its build scripts runs the project's code.
+    const runsProjectCode =
+      this.trusted && (resolved.from === "project" || handle.spec.untrusted !== undefined);
+    const client = new LspClient(handle.spec, handle.root, resolved, runsProjectCode);
     handle.client = client;
     handle.startedAt = Date.now();
     try {
@@ -358,6 +369,7 @@ export class LspSupervisor {
       ...(client.pid !== undefined ? { pid: client.pid } : {}),
       command: client.resolved.command,
       restarts: handle.restarts,
+      confined: client.confined,
       ...(client.progressTitles.length ? { progress: client.progressTitles } : {}),
       ...(client.lastError ? { lastError: client.lastError } : {}),
     };

@@ -8,6 +8,7 @@ import { once } from "node:events";
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { childEnvironment, type EnvPolicy } from "./environment.js";
+import { HOST_PLACE, type Place } from "./place.js";
 import { killAllOf, killTree, processesMarked } from "./tree.js";
 
 const SETPRIV =
@@ -83,6 +84,10 @@ done`;
 export interface SpawnWith extends SpawnOptions {
   /** Names kept for this child although they look like credentials (a worker backend's own). */
   readonly passEnv?: readonly string[];
+  /** Run the child in the run's confined place (exec-tier processes, and servers that run the project's code). */
+  readonly confined?: boolean;
+  /** Host folders the child writes besides the workdir (a confined place shows them writable). */
+  readonly writable?: readonly string[];
 }
 
 export class ProcessTracker {
@@ -92,9 +97,16 @@ export class ProcessTracker {
   #closed = false;
   #watchdog: ChildProcess | undefined;
 
-  /** `env`: what every child gets of the harness's environment (credentials are dropped unless passed). */
-  constructor(options: { readonly env?: EnvPolicy } = {}) {
+  /** Where a child that asks to be confined runs: a sandbox, or the host when the run does not confine. */
+  readonly confinedPlace: Place;
+
+  /**
+   * `env`: what every child gets of the harness's environment (credentials are dropped unless passed);
+   * `confined`: the place for children that ask to be confined (default: the host).
+   */
+  constructor(options: { readonly env?: EnvPolicy; readonly confined?: Place } = {}) {
     this.#env = options.env ?? {};
+    this.confinedPlace = options.confined ?? HOST_PLACE;
   }
 
   /** Spawns a child in its own process group, tracked until it exits, with the run's environment policy applied. */
@@ -104,15 +116,28 @@ export class ProcessTracker {
       throw new Error(`could not start ${label}: \`${command}\` did not start (not found or not executable)`);
     }
     this.#watch();
-    const { passEnv, ...spawnOptions } = options;
+    const { passEnv, confined, writable, ...spawnOptions } = options;
+    const place = confined ? this.confinedPlace : HOST_PLACE;
     const base = childEnvironment(options.env ?? process.env, this.#env, passEnv);
-    const env = { ...base, [RUN_MARKER]: this.#token };
+    const cwd = typeof options.cwd === "string" ? options.cwd : undefined;
+    const planned = place.plan({
+      command,
+      args,
+      env: { ...base, [RUN_MARKER]: this.#token },
+      ...(cwd ? { cwd } : {}),
+      ...(writable ? { writable } : {}),
+    });
     // If this Node process dies without disposing (SIGKILL), its children get SIGTERM from the kernel: setpriv arms
     // the parent-death signal and then execs the command itself (same pid).
     const [cmd, argv] = SETPRIV
-      ? [SETPRIV, ["--pdeathsig", "SIGTERM", "--", command, ...args]]
-      : [command, [...args]];
-    const child = spawn(cmd, argv, { ...spawnOptions, env, detached: true });
+      ? [SETPRIV, ["--pdeathsig", "SIGTERM", "--", planned.command, ...planned.args]]
+      : [planned.command, [...planned.args]];
+    const child = spawn(cmd, argv, {
+      ...spawnOptions,
+      env: planned.env,
+      detached: true,
+      ...(planned.cwd ? { cwd: planned.cwd } : {}),
+    });
     // A failed spawn (ENOENT, EACCES) also emits 'error' later; without a listener that would crash the process.
     child.on("error", () => undefined);
     if (child.pid === undefined) {
@@ -167,5 +192,6 @@ export class ProcessTracker {
     await Promise.all([...this.#live.keys()].map((pid) => killTree(pid, graceMs)));
     const escaped = await processesMarked(RUN_MARKER, this.#token);
     if (escaped.length) await killAllOf(escaped, graceMs);
+    await this.confinedPlace.dispose();
   }
 }

@@ -258,6 +258,17 @@ export const COMPONENTS = [
     },
     install: aptInstall(["lldb-16"]),
   },
+  {
+    id: "bubblewrap",
+    what: "bubblewrap (the system's)",
+    serves: "confinement of the processes that run code (kernels, debuggees, workers)",
+    check() {
+      const where = onPath("bwrap");
+      const text = where ? output(where, ["--version"]) : undefined;
+      return where && text ? { version: firstLine(text).replace(/^bubblewrap\s*/, ""), where } : undefined;
+    },
+    install: aptInstall(["bubblewrap"]),
+  },
 ];
 
 /** @param {string} id */

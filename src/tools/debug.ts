@@ -10,6 +10,7 @@ export const debugTool = defineTool({
   tier: "exec",
   needs: ["debug"],
   parallelSafe: false,
+  runsCode: true,
   description: [
     "Debug a program with a real debugger (debugpy for Python, delve for Go, lldb for C/C++/Rust binaries).",
     "One session per conversation (30-minute TTL); a second launch is refused while one runs.",

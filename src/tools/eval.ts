@@ -11,6 +11,7 @@ export const evalTool = defineTool({
   tier: "exec",
   needs: ["kernels"],
   parallelSafe: false,
+  runsCode: true,
   description: [
     "Run a Python (default) or JavaScript cell in a persistent Jupyter kernel: variables, imports and loaded data stay",
     "between calls. The last expression's value is returned, display() works, pandas frames come back as tables and",

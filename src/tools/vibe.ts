@@ -11,6 +11,7 @@ const common = { tier: "read" as const, needs: ["vibe" as const], parallelSafe: 
 export const vibeSpawnTool = defineTool({
   ...common,
   name: "vibe_spawn",
+  runsCode: true,
   title: "Start a background worker",
   description:
     "Start a background worker on a brief; returns its id at once while it works. tier: fast (mechanical work with a clear spec) or good (design, judgement, or checking a fast worker's work).",

@@ -36,6 +36,7 @@ export function commandBackend(
         env: { ...process.env, ...options.env?.set, RUNBOUND_SURFACE: context.surface },
         passEnv: [...(options.env?.pass ?? []), ...Object.keys(options.env?.set ?? {})],
         stdio: ["pipe", "pipe", "pipe"],
+        confined: true,
       });
       let stdout = "";
       let stderr = "";

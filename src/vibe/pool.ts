@@ -119,6 +119,12 @@ export class VibePool {
     };
     this.#workers.set(worker.id, worker);
     this.#start(worker);
+    if (worker.status === "failed") {
+      // A worker that never started is not listed.
+      this.#workers.delete(worker.id);
+      this.#next--;
+      throw new ToolError(`${worker.result}. Nothing is running.`);
+    }
     return this.#view(worker);
   }
 
@@ -201,16 +207,26 @@ export class VibePool {
   #start(worker: Worker): void {
     const backend = this.#backend(worker.tier);
     worker.attempts++;
-    const attempt = backend.start(worker.brief, {
-      id: worker.id,
-      surface: worker.surface,
-      workdir: this.#workdir,
-      processes: this.#processes,
-      onActivity: () => {
-        worker.lastActivity = Date.now();
-      },
-      link: () => this.#link(worker.surface),
-    });
+    let attempt: Attempt;
+    try {
+      attempt = backend.start(worker.brief, {
+        id: worker.id,
+        surface: worker.surface,
+        workdir: this.#workdir,
+        processes: this.#processes,
+        onActivity: () => {
+          worker.lastActivity = Date.now();
+        },
+        link: () => this.#link(worker.surface),
+      });
+    } catch (error) {
+      // Settled now, as failed: a wait on a worker that never started must not wait on it.
+      worker.attempt = undefined;
+      worker.status = "failed";
+      worker.result = `the ${backend.name} backend did not start: ${(error as Error).message}`;
+      worker.settled = Promise.resolve();
+      return;
+    }
     worker.attempt = attempt;
     worker.settled = attempt.finished.then(
       ({ ok, result }) => {

@@ -8,6 +8,7 @@ import { benchCallOverhead } from "./call-overhead.js";
 import { benchDebug } from "./debug.js";
 import { benchEval } from "./eval.js";
 import { benchLsp } from "./lsp.js";
+import { benchPlaces } from "./places.js";
 import { benchVibe } from "./vibe.js";
 
 const only = process.argv[2];
@@ -18,6 +19,7 @@ const results = [
   ...(!only || only === "debug" ? await benchDebug() : []),
   ...(!only || only === "eval" ? await benchEval() : []),
   ...(!only || only === "vibe" ? await benchVibe() : []),
+  ...(!only || only === "places" ? await benchPlaces() : []),
 ];
 console.log(
   `\n${"benchmark".padEnd(40)} ${"runbound".padStart(11)}  ${"baseline".padStart(11)}  ratio  (+ms)     baseline is`,

@@ -1,0 +1,195 @@
+/**
+ * The confined place: an OS sandbox on this host (bubblewrap). A confined process sees the system read-only, the
+ * workdir and the run's scratch folder writable (the workdir's .git and environments read-only), the toolchains
+ * and runbound's home read-only, and nothing else of the user's home, /tmp or /run; it has no capabilities, its own
+ * process, IPC and UTS namespaces (and network namespace when the network is off), and the run's limits.
+ */
+import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from "node:fs";
+import { homedir, tmpdir, totalmem } from "node:os";
+import path from "node:path";
+import { onPath } from "../setup/components.mjs";
+import { baseArgs, type Mounts, mountArgs, probeBubblewrap, within } from "./bubblewrap.js";
+import { alive, type Enforcement, enforceLimits, type Limits } from "./limits.js";
+import { HOST_PLACE, type Place, type SpawnPlan, type SpawnRequest } from "./place.js";
+import { readableToolchains } from "./toolchains.js";
+
+export interface ConfinePolicy {
+  /** `on` (default): the host's network, loopback included; `off`: a network namespace with nothing in it. */
+  readonly network?: "on" | "off";
+  /** Host folders shown read-only although hidden by the rules (a folder of the user's home). */
+  readonly readable?: readonly string[];
+  /** Host folders writable besides the workdir and the scratch folder (wins over the read-only rules). */
+  readonly writable?: readonly string[];
+  /** The memory of all the run's confined processes together, in MB. Default: half the machine's. */
+  readonly memoryMB?: number;
+  /** Processes and threads at once, all the run's confined ones together. Default 1024. */
+  readonly processes?: number;
+}
+
+/** Folders inside the workdir a confined process may read but not change. */
+const FROZEN = [".git", ".venv", "venv", "node_modules"];
+
+/** The shell step that joins the run's control groups, then runs the rest of its arguments. */
+const JOIN_GROUPS = `n=$1; shift
+while [ "$n" -gt 0 ]; do echo $$ > "$1/cgroup.procs" || exit 126; shift; n=$((n-1)); done
+exec "$@"`;
+
+export class ConfinedPlace implements Place {
+  readonly kind = "confined";
+  readonly network: "on" | "off";
+  readonly #bwrap: { path: string; version: string };
+  readonly #workdir: string;
+  readonly #home: string;
+  readonly #policy: ConfinePolicy;
+  readonly #limits: Limits;
+  readonly #prlimit: string | undefined;
+  /** Made on the first spawn: a run that starts nothing confined leaves nothing behind. */
+  #ready: { scratch: string; mounts: Mounts; enforcement: Enforcement } | undefined;
+
+  constructor(
+    bwrap: { path: string; version: string },
+    workdir: string,
+    home: string,
+    policy: ConfinePolicy,
+  ) {
+    this.#bwrap = bwrap;
+    this.#workdir = workdir;
+    this.#home = home;
+    this.#policy = policy;
+    this.network = policy.network ?? "on";
+    this.#limits = resolveLimits(policy);
+    this.#prlimit = onPath("prlimit");
+  }
+
+  get scratch(): string {
+    return this.#prepare().scratch;
+  }
+
+  get description(): string {
+    const { memoryMB, processes } = this.#limits;
+    const by = this.#ready?.enforcement.by;
+    const limits = this.#prlimit
+      ? `${memoryMB.toLocaleString("en-US")} MB and ${processes} processes${by ? ` by ${by}` : ""}`
+      : "memory and processes not limited (prlimit is missing)";
+    return `confined (bubblewrap ${this.#bwrap.version}): the workdir writable but its .git and environments, the home hidden but toolchains and runbound's home (read-only), network ${this.network}; ${limits}`;
+  }
+
+  #prepare(): { scratch: string; mounts: Mounts; enforcement: Enforcement } {
+    if (this.#ready) return this.#ready;
+    sweepStaleScratch();
+    const scratch = mkdtempSync(path.join(tmpdir(), `${SCRATCH_PREFIX}${process.pid}-`));
+    const hidden = hiddenFolders();
+    const readable = [...readableToolchains(this.#home), ...(this.#policy.readable ?? [])].filter((dir) =>
+      hidden.some((h) => within(dir, h)),
+    );
+    const mounts: Mounts = {
+      hidden,
+      readable,
+      writable: [this.#workdir, scratch],
+      frozen: FROZEN.map((name) => path.join(this.#workdir, name)),
+      granted: this.#policy.writable ?? [],
+    };
+    this.#ready = { scratch, mounts, enforcement: enforceLimits(this.#limits) };
+    return this.#ready;
+  }
+
+  plan(request: SpawnRequest): SpawnPlan {
+    const { scratch, mounts: base, enforcement } = this.#prepare();
+    const cwd = request.cwd ?? this.#workdir;
+    const mounts = { ...base, writable: [...base.writable, ...(request.writable ?? [])] };
+    const sandbox = [
+      this.#bwrap.path,
+      ...baseArgs(this.network),
+      ...mountArgs(mounts),
+      "--chdir",
+      cwd,
+      "--setenv",
+      "TMPDIR",
+      scratch,
+      "--",
+      request.command,
+      ...request.args,
+    ];
+    const limited = this.#prlimit ? [this.#prlimit, ...enforcement.rlimits, "--", ...sandbox] : sandbox;
+    const groups = enforcement.groups;
+    const [command, ...args] = groups.length
+      ? ["/bin/sh", "-c", JOIN_GROUPS, "runbound-limits", String(groups.length), ...groups, ...limited]
+      : limited;
+    return { command: command!, args, cwd, env: request.env };
+  }
+
+  toPlace(hostPath: string): string {
+    return hostPath;
+  }
+
+  toHost(placePath: string): string {
+    return placePath;
+  }
+
+  async dispose(): Promise<void> {
+    const ready = this.#ready;
+    this.#ready = undefined;
+    if (!ready) return;
+    await ready.enforcement.release();
+    rmSync(ready.scratch, { recursive: true, force: true });
+  }
+}
+
+const SCRATCH_PREFIX = "runbound-place-";
+
+/** Scratch folders of runs whose host process is gone (killed before it could remove them). */
+function sweepStaleScratch(): void {
+  let names: string[];
+  try {
+    names = readdirSync(tmpdir()).filter((name) => name.startsWith(SCRATCH_PREFIX));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const owner = Number(name.slice(SCRATCH_PREFIX.length).split("-")[0]);
+    if (Number.isInteger(owner) && owner > 0 && !alive(owner))
+      rmSync(path.join(tmpdir(), name), { recursive: true, force: true });
+  }
+}
+
+/** The user's home, every home, /tmp and /run (sockets: a Docker daemon's is root on the host). */
+function hiddenFolders(): string[] {
+  const folders = [homedir(), "/home", "/root", "/tmp", "/var/tmp", "/run", tmpdir()]
+    .filter((dir) => path.isAbsolute(dir) && existsSync(dir))
+    .map((dir) => realpathSync(dir))
+    .filter((dir) => dir !== "/");
+  const unique = [...new Set(folders)];
+  return unique.filter((dir) => !unique.some((other) => other !== dir && within(dir, other)));
+}
+
+function resolveLimits(policy: ConfinePolicy): Limits {
+  const total = Math.floor(totalmem() / (1024 * 1024));
+  return { memoryMB: policy.memoryMB ?? Math.floor(total / 2), processes: policy.processes ?? 1024 };
+}
+
+/** `required`: confine or fail; `preferred`: confine where this host can, else run on the host and say so; `off`. */
+export type ConfineMode = "required" | "preferred" | "off";
+
+export interface PlaceChoice {
+  readonly place: Place;
+  /** Why a `preferred` run is not confined, said once in the first answer of each tool that runs code. */
+  readonly unconfined?: string;
+}
+
+/** The place for a run's exec-tier processes. Throws when `required` cannot be met, saying why and what to do. */
+export function choosePlace(
+  mode: ConfineMode,
+  workdir: string,
+  home: string,
+  policy: ConfinePolicy = {},
+): PlaceChoice {
+  if (mode === "off") return { place: HOST_PLACE };
+  const bwrap = probeBubblewrap();
+  if (bwrap.ok) return { place: new ConfinedPlace(bwrap, workdir, home, policy) };
+  if (mode === "required")
+    throw new Error(`createRun: confine is "required", but ${bwrap.why}. To fix: ${bwrap.fix}.`);
+  return {
+    place: HOST_PLACE,
+    unconfined: `Not confined: ${bwrap.why}, so this runs on the host as the harness's user (confine: "preferred"). To confine: ${bwrap.fix}.`,
+  };
+}

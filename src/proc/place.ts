@@ -1,0 +1,53 @@
+/**
+ * Where a run's processes live. Every process is started through a place: the host itself, or an OS sandbox on the
+ * host (bubblewrap). A place turns a spawn into the command that runs it there, maps paths between the host and
+ * what the process sees, and says in one line what it is, for `status` answers and `doctor`.
+ */
+
+export type PlaceKind = "host" | "confined";
+
+/** A process to start, as the resource means it (host paths). */
+export interface SpawnRequest {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly cwd?: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** Host folders this process must also write (a server's private folder); the workdir is always writable. */
+  readonly writable?: readonly string[];
+}
+
+/** What actually starts: the same request, or one wrapped to run inside the place. */
+export interface SpawnPlan {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly cwd?: string;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+export interface Place {
+  readonly kind: PlaceKind;
+  /** One line: where processes run and under what policy. */
+  readonly description: string;
+  /** Whether processes in this place reach the network (loopback included). */
+  readonly network: "on" | "off";
+  /** A folder of the run's own, writable inside the place (its TMPDIR), or undefined on the host. */
+  readonly scratch?: string | undefined;
+  plan(request: SpawnRequest): SpawnPlan;
+  /** A host path as a process in the place sees it. */
+  toPlace(hostPath: string): string;
+  /** A path a process in the place named, as the host sees it. */
+  toHost(placePath: string): string;
+  /** Frees what the place holds (its scratch folder, its limits); the processes are already gone. */
+  dispose(): Promise<void>;
+}
+
+/** The host: processes start as asked, paths are the host's. */
+export const HOST_PLACE: Place = {
+  kind: "host",
+  description: "on the host, as the harness's own user (not confined)",
+  network: "on",
+  plan: ({ command, args, cwd, env }) => ({ command, args, env, ...(cwd ? { cwd } : {}) }),
+  toPlace: (hostPath) => hostPath,
+  toHost: (placePath) => placePath,
+  dispose: async () => undefined,
+};
