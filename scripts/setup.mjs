@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { PYTHON_PACKAGES } from "../src/setup/components.mjs";
 import { setupMain } from "../src/setup/provision.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -57,6 +58,22 @@ if (process.platform === "linux" && process.arch === "x64") {
     run("mv", [path.join(staging, "package"), node24Dir]);
     rmSync(staging, { recursive: true, force: true });
   }
+}
+
+// Jupyter Kernel Gateway, for the test of kernels on a gateway (a server runbound did not start). Project-local.
+export const KERNEL_GATEWAY = "3.0.1";
+const gateway = path.join(root, ".tools", `kernel-gateway-${KERNEL_GATEWAY}`);
+if (existsSync(path.join(gateway, "bin", "jupyter-kernelgateway"))) {
+  log(`Jupyter Kernel Gateway ${KERNEL_GATEWAY} present (.tools/kernel-gateway-${KERNEL_GATEWAY})`);
+} else {
+  rmSync(gateway, { recursive: true, force: true });
+  run("python3", ["-m", "venv", gateway]);
+  run(path.join(gateway, "bin", "pip"), [
+    "install",
+    "-q",
+    `jupyter-kernel-gateway==${KERNEL_GATEWAY}`,
+    `ipykernel==${PYTHON_PACKAGES.ipykernel}`,
+  ]);
 }
 
 // The components runbound manages, into its home ($RUNBOUND_HOME, else XDG, else ~/.local/share/runbound).

@@ -50,6 +50,19 @@ export interface KernelOptions {
 
 export type { CellOutcome } from "./cell.js";
 
+/** Whether a harness's server answers its API at all (a kernel lost with its server is said as such). */
+async function serverAnswers(server: { readonly url: string; readonly token: string }): Promise<boolean> {
+  try {
+    const response = await fetch(new URL("api/kernelspecs", server.url), {
+      headers: { Authorization: `token ${server.token}` },
+      signal: AbortSignal.timeout(2000),
+    });
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
 /** Answers a cell's tool(name, args) call, as the run answers a model's. */
 export type Bridge = (name: string, args: Record<string, unknown>) => Promise<CallToolResult>;
 
@@ -152,6 +165,9 @@ export class KernelPool {
       // This answer tells of the loss already; the next one must not tell it again.
       this.#lostBetweenCells.delete(language);
       await this.#shutdown(language);
+      const external = this.#options.server;
+      if (external && result.diedBecause && !(await serverAnswers(external)))
+        result.diedBecause += `; the Jupyter server the harness gave (${external.url}) does not answer: once it is up again, the next cell starts a kernel there`;
     }
     return { ...result, restarted, ...(lostBefore ? { lostBefore } : {}), ...(notice ? { notice } : {}) };
   }
