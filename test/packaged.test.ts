@@ -175,7 +175,7 @@ describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm }) => {
 
   it("npx runbound setup finds the provisioned home and only checks it", async () => {
     const { stdout } = await inProject("npx", ["runbound", "setup"]);
-    for (const id of ["python", "gopls", "delve", "rust-analyzer", "clangd", "lldb"])
+    for (const id of ["python", "gopls", "delve", "rust-analyzer", "clangd", "lldb", "bubblewrap"])
       expect(stdout).toMatch(new RegExp(`^setup: ${id}: present, `, "m"));
     expect(stdout).toContain(`runbound home: ${HOME.home}`);
     expect(stdout).not.toMatch(/installing|not installed/);
@@ -200,6 +200,9 @@ describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm }) => {
       expect(out.ast_grep).toMatch(/app\.py:6/);
       expect(out.ast_grep_large).toMatch(/^200000 matches in 1 file|^200,000 matches in 1 file/);
       expect(out.python).toBe("42 3");
+      // Code runs confined from the installed package too: the user's home is not there.
+      expect(out.place).toBe("confined");
+      expect(out.confined).toBe("hidden");
       expect(out.javascript).toBe('"2,4,6"');
       expect(out.breakpoint).toMatch(/app\.py:3/);
       expect(out.debug).toMatch(/app\.py:3/);

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createServer, type Server } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
@@ -203,6 +204,48 @@ except OSError as e:
       description: label,
     });
     expect(textOf(reached)).toBe("connected: hello from the host");
+  });
+
+  it("an allow-list: HTTP to a listed host goes through runbound's proxy, an unlisted one is refused, raw sockets reach nothing", async () => {
+    const serve = async (word: string) => {
+      const server = createHttpServer((_, res) => res.end(`hello ${word}`));
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      return { server, port: (server.address() as { port: number }).port };
+    };
+    const [listed, unlisted] = [await serve("listed"), await serve("unlisted")];
+    try {
+      const run = track(
+        await createRun({
+          workdir: await workdirWith(),
+          approver: "always",
+          lsp: false,
+          sandbox: { network: [`127.0.0.1:${listed.port}`] },
+        }),
+      );
+      expect(run.processes.confinedPlace.description).toContain(
+        `network only HTTP and HTTPS to 127.0.0.1:${listed.port} (through runbound's proxy)`,
+      );
+      const cell = await call(await run.link({ surface: "full" }), "eval", {
+        code: `import socket, urllib.request, urllib.error
+for port in (${listed.port}, ${unlisted.port}):
+    try:
+        print(urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).read().decode())
+    except urllib.error.HTTPError as e:
+        print(e.code, e.read().decode().strip())
+try:
+    socket.create_connection(("127.0.0.1", ${listed.port}), timeout=3)
+    print("raw: connected")
+except OSError as e:
+    print("raw:", type(e).__name__)`,
+        description: label,
+      });
+      expect(textOf(cell)).toBe(
+        `hello listed\n403 runbound: 127.0.0.1:${unlisted.port} is not on this run's allow-list (createRun sandbox.network); the harness adds hosts there\nraw: ConnectionRefusedError`,
+      );
+    } finally {
+      listed.server.close();
+      unlisted.server.close();
+    }
   });
 
   it("a fork bomb stops at the process limit, a memory bomb at the memory limit; the run keeps answering", async () => {

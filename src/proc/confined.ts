@@ -5,17 +5,24 @@
  * process, IPC and UTS namespaces (and network namespace when the network is off), and the run's limits.
  */
 import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from "node:fs";
+import type { Server } from "node:http";
 import { homedir, tmpdir, totalmem } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { onPath } from "../setup/components.mjs";
 import { baseArgs, type Mounts, mountArgs, probeBubblewrap, within } from "./bubblewrap.js";
 import { alive, type Enforcement, enforceLimits, type Limits } from "./limits.js";
+import { startAllowListProxy } from "./network-proxy.js";
 import { HOST_PLACE, type Place, type SpawnPlan, type SpawnRequest } from "./place.js";
 import { readableToolchains } from "./toolchains.js";
 
 export interface ConfinePolicy {
-  /** `on` (default): the host's network, loopback included; `off`: a network namespace with nothing in it. */
-  readonly network?: "on" | "off";
+  /**
+   * `on` (default): the host's network, loopback included; `off`: a network namespace with nothing in it; a list of
+   * hosts (`pypi.org`, `files.pythonhosted.org:443`, `*.github.com`): no network but HTTP and HTTPS through
+   * runbound's proxy to those hosts only (programs that ignore HTTP_PROXY reach nothing).
+   */
+  readonly network?: "on" | "off" | readonly string[];
   /** Host folders shown read-only although hidden by the rules (a folder of the user's home). */
   readonly readable?: readonly string[];
   /** Host folders writable besides the workdir and the scratch folder (wins over the read-only rules). */
@@ -43,8 +50,10 @@ export class ConfinedPlace implements Place {
   readonly #policy: ConfinePolicy;
   readonly #limits: Limits;
   readonly #prlimit: string | undefined;
+  /** The hosts a network allow-list lets through runbound's proxy, when the policy gives one. */
+  readonly #allow: readonly string[] | undefined;
   /** Made on the first spawn: a run that starts nothing confined leaves nothing behind. */
-  #ready: { scratch: string; mounts: Mounts; enforcement: Enforcement } | undefined;
+  #ready: { scratch: string; mounts: Mounts; enforcement: Enforcement; proxy?: Server } | undefined;
 
   constructor(
     bwrap: { path: string; version: string },
@@ -56,7 +65,8 @@ export class ConfinedPlace implements Place {
     this.#workdir = workdir;
     this.#home = home;
     this.#policy = policy;
-    this.network = policy.network ?? "on";
+    this.network = policy.network === "on" || policy.network === undefined ? "on" : "off";
+    this.#allow = Array.isArray(policy.network) ? policy.network : undefined;
     this.#limits = resolveLimits(policy);
     this.#prlimit = onPath("prlimit");
   }
@@ -71,7 +81,7 @@ export class ConfinedPlace implements Place {
     const limits = this.#prlimit
       ? `${memoryMB.toLocaleString("en-US")} MB and ${processes} processes${by ? ` by ${by}` : ""}`
       : "memory and processes not limited (prlimit is missing)";
-    return `confined (bubblewrap ${this.#bwrap.version}): the workdir writable but its .git and environments, the home hidden but toolchains and runbound's home (read-only), network ${this.network}; ${limits}`;
+    return `confined (bubblewrap ${this.#bwrap.version}): the workdir writable but its .git and environments, the home hidden but toolchains and runbound's home (read-only), network ${this.#allow ? `only HTTP and HTTPS to ${this.#allow.join(", ")} (through runbound's proxy)` : this.network}; ${limits}`;
   }
 
   #prepare(): { scratch: string; mounts: Mounts; enforcement: Enforcement } {
@@ -89,7 +99,10 @@ export class ConfinedPlace implements Place {
       frozen: FROZEN.map((name) => path.join(this.#workdir, name)),
       granted: this.#policy.writable ?? [],
     };
-    this.#ready = { scratch, mounts, enforcement: enforceLimits(this.#limits) };
+    const proxy = this.#allow
+      ? startAllowListProxy(path.join(scratch, PROXY_SOCKET), this.#allow)
+      : undefined;
+    this.#ready = { scratch, mounts, enforcement: enforceLimits(this.#limits), ...(proxy ? { proxy } : {}) };
     return this.#ready;
   }
 
@@ -106,7 +119,11 @@ export class ConfinedPlace implements Place {
       "--setenv",
       "TMPDIR",
       scratch,
+      ...(this.#allow ? proxyEnvironment() : []),
       "--",
+      ...(this.#allow
+        ? [process.execPath, NET_BRIDGE, path.join(scratch, PROXY_SOCKET), String(PROXY_PORT), "--"]
+        : []),
       request.command,
       ...request.args,
     ];
@@ -130,12 +147,26 @@ export class ConfinedPlace implements Place {
     const ready = this.#ready;
     this.#ready = undefined;
     if (!ready) return;
+    ready.proxy?.close();
     await ready.enforcement.release();
     rmSync(ready.scratch, { recursive: true, force: true });
   }
 }
 
 const SCRATCH_PREFIX = "runbound-place-";
+const PROXY_SOCKET = "proxy.sock";
+/** Where HTTP_PROXY points inside: each sandbox has a loopback of its own, so the port is always free. */
+const PROXY_PORT = 3128;
+const NET_BRIDGE = fileURLToPath(new URL("./net-bridge.mjs", import.meta.url));
+
+function proxyEnvironment(): string[] {
+  const url = `http://127.0.0.1:${PROXY_PORT}`;
+  return ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY"].flatMap((name) => [
+    "--setenv",
+    name,
+    url,
+  ]);
+}
 
 /** Scratch folders of runs whose host process is gone (killed before it could remove them). */
 function sweepStaleScratch(): void {
