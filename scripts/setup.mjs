@@ -76,6 +76,24 @@ if (existsSync(path.join(gateway, "bin", "jupyter-kernelgateway"))) {
   ]);
 }
 
+// A container runtime for the test of the container place: Debian's podman with runc, configured for a machine
+// without systemd (cgroupfs, no default ulimits). Test-only: runbound itself never starts a container.
+const podmanConf = path.join(root, ".tools", "podman", "containers.conf");
+if (process.platform === "linux") {
+  const has = (cmd) => spawnSync("sh", ["-c", `command -v ${cmd}`], { stdio: "ignore" }).status === 0;
+  if (!has("podman") || !has("runc")) {
+    if (process.getuid?.() === 0 && has("apt-get")) {
+      run("apt-get", ["update", "-qq"]);
+      run("apt-get", ["install", "-y", "-qq", "podman", "runc"]);
+    } else log("podman and runc are missing (not root, or no apt-get): the container test needs them");
+  } else log("podman present");
+  mkdirSync(path.dirname(podmanConf), { recursive: true });
+  writeFileSync(
+    podmanConf,
+    '[containers]\ndefault_ulimits = []\n[engine]\ncgroup_manager = "cgroupfs"\nruntime = "runc"\nevents_logger = "file"\n',
+  );
+}
+
 // The components runbound manages, into its home ($RUNBOUND_HOME, else XDG, else ~/.local/share/runbound).
 const code = setupMain(process.argv.slice(2), { strict: inCI });
 if (code !== 0) {

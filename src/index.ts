@@ -11,6 +11,7 @@ export { ToolError } from "./errors.js";
 export type { KernelOptions, Sandbox } from "./kernels/pool.js";
 export { type LogEntry, type LogLevel, type RunLogger, stderrLogger } from "./log.js";
 export type { ConfineMode, ConfinePolicy } from "./proc/confined.js";
+export type { ContainerOptions } from "./proc/container.js";
 export type { EnvPolicy } from "./proc/environment.js";
 export type { TrackedProcess } from "./proc/tracker.js";
 export { ProcessTracker } from "./proc/tracker.js";

@@ -8,6 +8,7 @@ import type { KernelOptions } from "./kernels/pool.js";
 import type { RunLogger } from "./log.js";
 import type { LspOptions } from "./lsp/supervisor.js";
 import type { ConfineMode, ConfinePolicy } from "./proc/confined.js";
+import type { ContainerOptions } from "./proc/container.js";
 import type { EnvPolicy } from "./proc/environment.js";
 import type { QuestionPort } from "./questions/card.js";
 import type { Caller } from "./registry.js";
@@ -76,6 +77,11 @@ export interface RunOptions {
   readonly confine?: ConfineMode;
   /** What a confined process may reach (docs/places.md): network, extra folders, memory and process limits. */
   readonly sandbox?: ConfinePolicy;
+  /**
+   * The conversation's own container: the processes that run code run inside it, through `exec` (e.g.
+   * `["podman", "exec", "-i", "box"]`) and a path map. runbound never starts or stops it. Overrides `confine`.
+   */
+  readonly container?: ContainerOptions;
 }
 
 export interface LinkOptions {
@@ -107,6 +113,7 @@ const RUN_OPTION_KEYS: Record<keyof RunOptions, true> = {
   trust: true,
   confine: true,
   sandbox: true,
+  container: true,
 };
 
 export function checkOptionKeys(options: RunOptions): void {

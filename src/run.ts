@@ -84,7 +84,13 @@ export class Run {
   constructor(workdir: string, options: RunOptions) {
     this.workdir = workdir;
     this.home = options.home ? path.resolve(options.home) : defaultHome();
-    const confined = choosePlace(options.confine ?? "preferred", workdir, this.home, options.sandbox);
+    const confined = choosePlace(
+      options.confine ?? "preferred",
+      workdir,
+      this.home,
+      options.sandbox,
+      options.container,
+    );
     this.unconfined = confined.unconfined;
     this.processes = new ProcessTracker({
       confined: confined.place,

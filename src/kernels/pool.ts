@@ -279,7 +279,9 @@ export class KernelPool {
           `eval needs runbound's Python environment (jupyter_server, ipykernel), which is not installed in runbound's home (${this.#home}). Install it: ${setupCommand("python")}; then call eval again.`,
         );
       }
-      const server = new JupyterServer();
+      // In a container the server's private folder must be one both sides see: the place's scratch folder.
+      const place = this.#processes.confinedPlace;
+      const server = new JupyterServer(place.kind === "container" ? place.scratch : undefined);
       this.#server = server;
       const settings = await server.start(
         serverPython,
@@ -300,6 +302,11 @@ export class KernelPool {
   }
 
   /** The sandbox is asked when a kernel is set up; it is never started here. */
+  /** A kernelspec is read by the server where it runs: its program as that place sees it. */
+  #inPlace(program: string): string {
+    return this.#processes.confinedPlace.toPlace(program);
+  }
+
   #prefix(): string[] {
     const sandbox = this.#options.sandbox;
     return sandbox?.isUp() ? [...sandbox.commandPrefix()] : [];
@@ -310,7 +317,7 @@ export class KernelPool {
       name: "runbound-python",
       displayName: "Python (runbound)",
       language: "python",
-      argv: [...this.#prefix(), python, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+      argv: [...this.#prefix(), this.#inPlace(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
     };
   }
 
@@ -321,7 +328,7 @@ export class KernelPool {
       name: "runbound-javascript",
       displayName: "JavaScript (Deno)",
       language: "javascript",
-      argv: [...this.#prefix(), deno, "jupyter", "--kernel", "--conn", "{connection_file}"],
+      argv: [...this.#prefix(), this.#inPlace(deno), "jupyter", "--kernel", "--conn", "{connection_file}"],
     };
   }
 

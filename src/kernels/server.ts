@@ -93,9 +93,10 @@ export class JupyterServer {
   #process: TrackedProcess | undefined;
   #settings: ServerConnection.ISettings | undefined;
 
-  constructor() {
+  /** `parent`: where its private folder goes (default the system's temporary folder). */
+  constructor(parent: string = tmpdir()) {
     sweepStaleFolders();
-    this.#home = mkdtempSync(path.join(tmpdir(), FOLDER_PREFIX));
+    this.#home = mkdtempSync(path.join(parent, FOLDER_PREFIX));
     writeFileSync(path.join(this.#home, OWNER_FILE), `${process.pid}\n`, { mode: 0o600 });
   }
 

@@ -11,6 +11,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { onPath } from "../setup/components.mjs";
 import { baseArgs, type Mounts, mountArgs, probeBubblewrap, within } from "./bubblewrap.js";
+import { type ContainerOptions, ContainerPlace } from "./container.js";
 import { alive, type Enforcement, enforceLimits, type Limits } from "./limits.js";
 import { startAllowListProxy } from "./network-proxy.js";
 import { HOST_PLACE, type Place, type SpawnPlan, type SpawnRequest } from "./place.js";
@@ -213,7 +214,9 @@ export function choosePlace(
   workdir: string,
   home: string,
   policy: ConfinePolicy = {},
+  container?: ContainerOptions,
 ): PlaceChoice {
+  if (container) return { place: new ContainerPlace(container, workdir) };
   if (mode === "off") return { place: HOST_PLACE };
   const bwrap = probeBubblewrap();
   if (bwrap.ok) return { place: new ConfinedPlace(bwrap, workdir, home, policy) };

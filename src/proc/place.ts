@@ -4,7 +4,7 @@
  * what the process sees, and says in one line what it is, for `status` answers and `doctor`.
  */
 
-export type PlaceKind = "host" | "confined";
+export type PlaceKind = "host" | "confined" | "container";
 
 /** A process to start, as the resource means it (host paths). */
 export interface SpawnRequest {
@@ -32,6 +32,8 @@ export interface Place {
   readonly network: "on" | "off";
   /** A folder of the run's own, writable inside the place (its TMPDIR), or undefined on the host. */
   readonly scratch?: string | undefined;
+  /** Why nothing can start there now (a container that is down), or undefined when it can. */
+  unavailable?(): string | undefined;
   plan(request: SpawnRequest): SpawnPlan;
   /** A host path as a process in the place sees it. */
   toPlace(hostPath: string): string;

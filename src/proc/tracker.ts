@@ -118,6 +118,8 @@ export class ProcessTracker {
     this.#watch();
     const { passEnv, confined, writable, ...spawnOptions } = options;
     const place = confined ? this.confinedPlace : HOST_PLACE;
+    const unavailable = place.unavailable?.();
+    if (unavailable) throw new Error(`could not start ${label}: ${unavailable}`);
     const base = childEnvironment(options.env ?? process.env, this.#env, passEnv);
     const cwd = typeof options.cwd === "string" ? options.cwd : undefined;
     const planned = place.plan({

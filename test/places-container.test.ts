@@ -1,0 +1,158 @@
+/**
+ * The container place against a real container: Debian's podman running the host's root filesystem as an overlay
+ * (`--rootfs /:O`, no image registry needed), with the workdir at /workspace and runbound's home at /opt/runbound —
+ * other paths than on the host, which the container does not see (tmpfs over /tmp and over runbound's home), so a
+ * path that is not translated fails. runbound never starts or stops the container.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { commandBackend, createRun, type Run } from "../src/index.js";
+import { call, HOME, suiteWorkdir, textOf, track } from "./helpers.js";
+
+const CONF = path.resolve(import.meta.dirname, "../.tools/podman/containers.conf");
+const podman = (args: string[]) =>
+  spawnSync("podman", args, {
+    encoding: "utf8",
+    env: { ...process.env, CONTAINERS_CONF: CONF },
+    timeout: 60_000,
+  });
+const available = podman(["--version"]).status === 0;
+if (process.env.CI && !available)
+  throw new Error("the container test needs podman (node scripts/setup.mjs installs it)");
+const label = "a cell inside the conversation's container";
+
+describe.skipIf(!available)("the container place: processes run inside, paths are mapped", () => {
+  const name = `runbound-test-${process.pid}`;
+  let workdir = "";
+  let scratch = "";
+  let remove = async () => {};
+  let run: Run;
+  const inside = (script: string) => podman(["exec", "-i", name, "sh", "-c", script]).stdout;
+
+  beforeAll(async () => {
+    ({ dir: workdir, remove } = await suiteWorkdir({ "data.txt": "alpha\nbeta\n" }));
+    scratch = mkdtempSync(path.join(tmpdir(), "runbound-container-scratch-"));
+    podman(["rm", "-f", name]);
+    const started = podman([
+      "run",
+      "-d",
+      "--name",
+      name,
+      "--network",
+      "host",
+      "-v",
+      `${workdir}:/workspace`,
+      "-v",
+      `${HOME.home}:/opt/runbound`,
+      "-v",
+      `${scratch}:/scratch`,
+      "--mount",
+      "type=tmpfs,destination=/tmp,notmpcopyup",
+      "--mount",
+      `type=tmpfs,destination=${HOME.home},notmpcopyup`,
+      "--rootfs",
+      "/:O",
+      "sleep",
+      "3600",
+    ]);
+    expect(started.status, started.stderr).toBe(0);
+    expect(inside(`ls ${workdir} 2>&1; ls /workspace`)).toMatch(/No such file[\s\S]*data\.txt/);
+    process.env.CONTAINERS_CONF = CONF;
+    run = await createRun({
+      workdir,
+      conversationId: "container",
+      approver: "always",
+      lsp: false,
+      container: {
+        exec: ["podman", "exec", "-i", name],
+        paths: { [workdir]: "/workspace", [HOME.home]: "/opt/runbound", [scratch]: "/scratch" },
+        scratch,
+      },
+      vibe: { fast: commandBackend("sh", ["-c", "cat > /dev/null; pwd; cat data.txt"]) },
+    });
+  });
+  afterAll(async () => {
+    await run?.dispose();
+    podman(["rm", "-f", "-t", "0", name]);
+    rmSync(scratch, { recursive: true, force: true });
+    await remove();
+  });
+
+  it("a cell runs in the container's /workspace, reads the workdir there, and tool() reaches the run's tools", async () => {
+    expect(run.processes.confinedPlace.description).toContain(`in the container (podman exec -i ${name})`);
+    const client = await run.link({ surface: "full" });
+    const where = await call(client, "eval", {
+      code: "import os, sys\nprint(os.getcwd(), sys.prefix, open('data.txt').read().split()[0])",
+      description: label,
+    });
+    expect(textOf(where)).toBe("/workspace /opt/runbound/python alpha");
+    expect(inside("ps -eo args")).toMatch(/jupyter_server/);
+    const bridged = await call(client, "eval", {
+      code: "print(tool('read', {'path': 'data.txt'})['text'])",
+      description: label,
+    });
+    expect(textOf(bridged)).toBe("data.txt (2 lines)\n1\talpha\n2\tbeta");
+  });
+
+  it("a command worker runs there too", async () => {
+    const client = await run.link({ surface: "full" });
+    await call(client, "vibe_spawn", { brief: "where are you", label: "where" });
+    const waited = await call(client, "vibe_wait", { worker_id: "w1", timeout_seconds: 30 });
+    expect((waited.structuredContent as { worker: { result: string } }).worker.result).toBe(
+      "/workspace\nalpha\nbeta",
+    );
+  });
+
+  it("dispose leaves nothing runbound started in the container", async () => {
+    const other = track(
+      await createRun({
+        workdir,
+        approver: "always",
+        lsp: false,
+        container: {
+          exec: ["podman", "exec", "-i", name],
+          paths: { [workdir]: "/workspace", [HOME.home]: "/opt/runbound", [scratch]: "/scratch" },
+          scratch,
+        },
+      }),
+    );
+    await call(await other.link({ surface: "full" }), "eval", { code: "1 + 1", description: label });
+    const before = inside("ps -eo args")
+      .split("\n")
+      .filter((l) => l.includes("jupyter_server")).length;
+    await other.dispose();
+    const after = inside("ps -eo args")
+      .split("\n")
+      .filter((l) => l.includes("jupyter_server")).length;
+    expect(after).toBe(before - 1);
+  });
+
+  it("a container that is down is said to be down, and runbound does not start it", async () => {
+    const gone = track(
+      await createRun({
+        workdir,
+        approver: "always",
+        lsp: false,
+        container: {
+          exec: ["podman", "exec", "-i", `${name}-absent`],
+          paths: { [workdir]: "/workspace", [scratch]: "/scratch" },
+          scratch,
+        },
+      }),
+    );
+    const cell = await call(await gone.link({ surface: "full" }), "eval", { code: "1", description: label });
+    expect(cell.isError).toBe(true);
+    expect(textOf(cell)).toMatch(
+      new RegExp(
+        `the conversation's container does not answer \`podman exec -i ${name}-absent true\` \\(.*no such container.*\\); runbound never starts it: start it, then call again`,
+        "i",
+      ),
+    );
+    expect(
+      execFileSync("podman", ["ps", "-a", "--format", "{{.Names}}"], { encoding: "utf8" }),
+    ).not.toContain(`${name}-absent`);
+  });
+});
