@@ -33,7 +33,11 @@ describe.skipIf(!available)("the container place: processes run inside, paths ar
   const inside = (script: string) => podman(["exec", "-i", name, "sh", "-c", script]).stdout;
 
   beforeAll(async () => {
-    ({ dir: workdir, remove } = await suiteWorkdir({ "data.txt": "alpha\nbeta\n" }));
+    ({ dir: workdir, remove } = await suiteWorkdir({
+      "data.txt": "alpha\nbeta\n",
+      "pyproject.toml": "",
+      "app.py": "import os\nwhere = os.getcwd()\nprint(where)\n",
+    }));
     scratch = mkdtempSync(path.join(tmpdir(), "runbound-container-scratch-"));
     podman(["rm", "-f", name]);
     const started = podman([
@@ -95,6 +99,17 @@ describe.skipIf(!available)("the container place: processes run inside, paths ar
       description: label,
     });
     expect(textOf(bridged)).toBe("data.txt (2 lines)\n1\talpha\n2\tbeta");
+  });
+
+  it("a debug session inside: a breakpoint set by the host's path stops the program at /workspace, said relative", async () => {
+    const client = await run.link({ surface: "full" });
+    await call(client, "debug", { operation: "breakpoints", file: "app.py", lines: [3] });
+    const stopped = textOf(await call(client, "debug", { operation: "launch", program: "app.py" }));
+    expect(stopped).toMatch(/app\.py:3/);
+    expect(stopped).toContain("where = '/workspace'");
+    expect(stopped).not.toContain(workdir);
+    expect(inside("ps -eo args")).toMatch(/debugpy/);
+    await call(client, "debug", { operation: "terminate" });
   });
 
   it("a command worker runs there too", async () => {

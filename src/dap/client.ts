@@ -4,8 +4,10 @@
  * with the adapter's internal console). Every request has a deadline; when the stream closes every pending
  * request is rejected and every waiter released — nothing hangs on a dead adapter.
  */
+
 import type { Readable, Writable } from "node:stream";
 import type { DebugProtocol } from "@vscode/debugprotocol";
+import { mapPaths, type Place } from "../proc/place.js";
 
 export class DapTimeout extends Error {
   override readonly name = "TimeoutError";
@@ -67,8 +69,12 @@ export class DapClient {
   #seq = 1;
   #closed: string | undefined;
 
-  constructor(input: Readable, output: Writable) {
+  /** Paths as the adapter sees them and back, when it runs where paths differ (a container); else none. */
+  readonly #paths: Pick<Place, "toPlace" | "toHost"> | undefined;
+
+  constructor(input: Readable, output: Writable, paths?: Pick<Place, "toPlace" | "toHost">) {
     this.#out = output;
+    this.#paths = paths;
     input.on("data", (chunk: Buffer) => this.#receive(chunk));
     input.on("close", () => this.close("the adapter's stream closed"));
     input.on("error", (error) => this.close(`the adapter's stream failed: ${error.message}`));
@@ -181,7 +187,8 @@ export class DapClient {
 
   #write(message: object): void {
     if (this.#closed) return;
-    const body = Buffer.from(JSON.stringify(message), "utf8");
+    const mapped = this.#paths ? mapPaths(message, (p) => this.#paths!.toPlace(p)) : message;
+    const body = Buffer.from(JSON.stringify(mapped), "utf8");
     this.#out.write(Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`, "ascii"), body]));
   }
 
@@ -200,7 +207,8 @@ export class DapClient {
       if (this.#buffer.length < start + length) return;
       const body = this.#buffer.subarray(start, start + length).toString("utf8");
       this.#buffer = this.#buffer.subarray(start + length);
-      this.#dispatch(JSON.parse(body) as DebugProtocol.ProtocolMessage);
+      const message = JSON.parse(body) as DebugProtocol.ProtocolMessage;
+      this.#dispatch(this.#paths ? mapPaths(message, (p) => this.#paths!.toHost(p)) : message);
     }
   }
 

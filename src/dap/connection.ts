@@ -64,11 +64,14 @@ export async function connectAdapter(
     stderr = (stderr + d.toString()).slice(-2000);
   });
   let client: DapClient;
-  if (adapter.transport === "stdio") client = new DapClient(proc.child.stdout!, proc.child.stdin!);
+  // An adapter in a container sees other paths: its messages are mapped at this boundary, once.
+  const place = options.processes.confinedPlace;
+  const paths = !adapter.onHost && place.kind === "container" ? place : undefined;
+  if (adapter.transport === "stdio") client = new DapClient(proc.child.stdout!, proc.child.stdin!, paths);
   else {
     const address = await listeningAddress(proc, adapter, options.launchMs, () => stderr, events);
     const socket = await connectTo(address);
-    client = new DapClient(socket, socket);
+    client = new DapClient(socket, socket, paths);
   }
   // Only once its pipes are read to the end: a "terminated" written just before a normal exit is seen first.
   exitedAndDrained(proc).then(({ code, signal }) => {

@@ -53,3 +53,22 @@ export const HOST_PLACE: Place = {
   toHost: (placePath) => placePath,
   dispose: async () => undefined,
 };
+
+/**
+ * Every absolute path (and `file://` URI) in a protocol message, mapped: how LSP and DAP messages cross into a
+ * place whose paths differ from the host's. Other strings are left as they are.
+ */
+export function mapPaths<T>(value: T, map: (path: string) => string): T {
+  if (typeof value === "string") {
+    if (value.startsWith("/")) return map(value) as T;
+    if (value.startsWith("file:///")) return `file://${encodeURI(map(decodeURI(value.slice(7))))}` as T;
+    return value;
+  }
+  if (Array.isArray(value)) return value.map((item) => mapPaths(item, map)) as T;
+  if (value && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = mapPaths(item, map);
+    return out as T;
+  }
+  return value;
+}
