@@ -5,7 +5,7 @@
  * path that is not translated fails. runbound never starts or stops the container.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -37,6 +37,8 @@ describe.skipIf(!available)("the container place: processes run inside, paths ar
       "data.txt": "alpha\nbeta\n",
       "pyproject.toml": "",
       "app.py": "import os\nwhere = os.getcwd()\nprint(where)\n",
+      "lib.py": "def greet(name):\n    return name\n",
+      "main.py": "from lib import greet\ngreet('x')\n",
     }));
     scratch = mkdtempSync(path.join(tmpdir(), "runbound-container-scratch-"));
     podman(["rm", "-f", name]);
@@ -110,6 +112,44 @@ describe.skipIf(!available)("the container place: processes run inside, paths ar
     expect(stopped).not.toContain(workdir);
     expect(inside("ps -eo args")).toMatch(/debugpy/);
     await call(client, "debug", { operation: "terminate" });
+  });
+
+  it("language servers run inside: definition, references and a rename across files, by the host's paths", async () => {
+    const withLsp = track(
+      await createRun({
+        workdir,
+        approver: "always",
+        kernels: false,
+        container: {
+          exec: ["podman", "exec", "-i", name],
+          paths: { [workdir]: "/workspace", [HOME.home]: "/opt/runbound", [scratch]: "/scratch" },
+          scratch,
+        },
+      }),
+    );
+    const client = await withLsp.link({ surface: "full" });
+    const definition = textOf(
+      await call(client, "lsp", { action: "definition", file: "main.py", line: 2, symbol: "greet" }),
+    );
+    expect(definition).toMatch(/^  lib\.py:1  def greet\(name\):$/m);
+    expect(definition).not.toContain("/workspace");
+    const references = textOf(
+      await call(client, "lsp", { action: "references", file: "lib.py", line: 1, symbol: "greet" }),
+    );
+    expect(references).toMatch(/^3 references for `greet` at lib\.py:1 \(column 5\) \(in 2 files\):/);
+    expect(references).toMatch(/main\.py/);
+    expect(inside("ps -eo args")).toMatch(/pyright/);
+    const renamed = await call(client, "lsp_rename", {
+      file: "lib.py",
+      line: 1,
+      symbol: "greet",
+      new_name: "welcome",
+    });
+    expect(renamed.isError, textOf(renamed)).toBeFalsy();
+    expect(readFileSync(path.join(workdir, "main.py"), "utf8")).toBe(
+      "from lib import welcome\nwelcome('x')\n",
+    );
+    expect(readFileSync(path.join(workdir, "lib.py"), "utf8")).toContain("def welcome(name)");
   });
 
   it("a command worker runs there too", async () => {

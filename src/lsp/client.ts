@@ -5,14 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import {
-  CancellationTokenSource,
-  createMessageConnection,
-  type MessageConnection,
-  ResponseError,
-  StreamMessageReader,
-  StreamMessageWriter,
-} from "vscode-jsonrpc/node";
+import { CancellationTokenSource, type MessageConnection, ResponseError } from "vscode-jsonrpc/node";
 import type { Diagnostic, InitializeResult, ServerCapabilities } from "vscode-languageserver-protocol";
 import { ToolError } from "../errors.js";
 import type { Resolved } from "../proc/binaries.js";
@@ -21,6 +14,7 @@ import { deadline } from "../signals.js";
 import type { ServerSpec } from "./catalog.js";
 import { answerServerRequests, CLIENT_CAPABILITIES, type ServerEventSink } from "./client-requests.js";
 import { RequestTimeout, ServerRefusal } from "./request-errors.js";
+import { startServer } from "./server-process.js";
 
 export type ServerState = "starting" | "indexing" | "ready" | "crashed" | "stopped";
 
@@ -103,23 +97,15 @@ export class LspClient {
     timeoutMs: number,
   ): Promise<void> {
     this.#onExit = onExit;
-    const proc = processes.spawn(
-      `${this.spec.id} language server`,
-      this.resolved.command,
-      this.resolved.args,
-      {
-        cwd: this.root,
-        stdio: ["pipe", "pipe", "pipe"],
-        confined: this.confined,
-        ...(this.spec.env ? { env: { ...process.env, ...this.spec.env } } : {}),
-      },
+    const { proc, connection, inPlace } = startServer(
+      processes,
+      this.spec,
+      this.root,
+      this.resolved,
+      this.confined,
     );
     this.#process = proc;
     proc.child.stderr?.on("data", (chunk: Buffer) => this.#remember(chunk.toString()));
-    const connection = createMessageConnection(
-      new StreamMessageReader(proc.child.stdout!),
-      new StreamMessageWriter(proc.child.stdin!),
-    );
     this.#connection = connection;
     answerServerRequests(connection, this.#sink());
     // After a crash, requests in flight never settle unless the connection is disposed (measured with kill -9).
@@ -131,7 +117,8 @@ export class LspClient {
     const result = await this.request<InitializeResult>(
       "initialize",
       {
-        processId: process.pid,
+        // A server in another PID namespace cannot see this process; it would take it for gone and exit.
+        processId: inPlace ? null : process.pid,
         clientInfo: { name: "runbound" },
         rootUri,
         rootPath: this.root,

@@ -1,0 +1,89 @@
+/**
+ * A language server's process and its message connection, in the place it runs: on the host, confined (when it
+ * runs the project's code), or in the conversation's container — where every server runs, and its messages' paths
+ * are mapped (Content-Length frames in, the same frames out with every path and file URI mapped).
+ */
+import { Transform, type TransformCallback } from "node:stream";
+import {
+  createMessageConnection,
+  type MessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+} from "vscode-jsonrpc/node";
+import type { Resolved } from "../proc/binaries.js";
+import { mapPaths, type Place } from "../proc/place.js";
+import type { ProcessTracker, TrackedProcess } from "../proc/tracker.js";
+import type { ServerSpec } from "./catalog.js";
+
+const HEADER_END = Buffer.from("\r\n\r\n");
+
+class MappedFrames extends Transform {
+  readonly #map: (path: string) => string;
+  #buffer = Buffer.alloc(0);
+
+  constructor(map: (path: string) => string) {
+    super();
+    this.#map = map;
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    this.#buffer = Buffer.concat([this.#buffer, chunk]);
+    for (;;) {
+      const end = this.#buffer.indexOf(HEADER_END);
+      if (end === -1) break;
+      const length = Number(
+        /Content-Length:\s*(\d+)/i.exec(this.#buffer.subarray(0, end).toString("ascii"))?.[1],
+      );
+      const start = end + HEADER_END.length;
+      if (!Number.isFinite(length)) {
+        done(new Error("a message without Content-Length"));
+        return;
+      }
+      if (this.#buffer.length < start + length) break;
+      const body = this.#buffer.subarray(start, start + length).toString("utf8");
+      this.#buffer = this.#buffer.subarray(start + length);
+      const mapped = Buffer.from(JSON.stringify(mapPaths(JSON.parse(body) as unknown, this.#map)), "utf8");
+      this.push(Buffer.concat([Buffer.from(`Content-Length: ${mapped.length}\r\n\r\n`, "ascii"), mapped]));
+    }
+    done();
+  }
+}
+
+/**
+ * Starts the server. `inPlace`: it runs in another PID namespace (confined, or in a container), so it cannot see
+ * this process (its `processId` must be null, or it takes the client for gone and exits).
+ */
+export function startServer(
+  processes: ProcessTracker,
+  spec: ServerSpec,
+  root: string,
+  resolved: Resolved,
+  runsProjectCode: boolean,
+): { proc: TrackedProcess; connection: MessageConnection; inPlace: boolean } {
+  const place = processes.confinedPlace;
+  // In a container every server runs inside: the project's toolchains are there.
+  const inPlace = runsProjectCode || place.kind === "container";
+  const proc = processes.spawn(`${spec.id} language server`, resolved.command, resolved.args, {
+    cwd: root,
+    stdio: ["pipe", "pipe", "pipe"],
+    confined: inPlace,
+    ...(spec.env ? { env: { ...process.env, ...spec.env } } : {}),
+  });
+  const connection = createMessageConnection(
+    ...serverStreams(proc, place.kind === "container" ? place : undefined),
+  );
+  return { proc, connection, inPlace };
+}
+
+/** A server's stdio as message streams; through a path map when it runs where paths differ. */
+function serverStreams(
+  proc: TrackedProcess,
+  place: Pick<Place, "toPlace" | "toHost"> | undefined,
+): [StreamMessageReader, StreamMessageWriter] {
+  if (!place)
+    return [new StreamMessageReader(proc.child.stdout!), new StreamMessageWriter(proc.child.stdin!)];
+  const fromServer = proc.child.stdout!.pipe(new MappedFrames((p) => place.toHost(p)));
+  const toServer = new MappedFrames((p) => place.toPlace(p));
+  toServer.pipe(proc.child.stdin!);
+  return [new StreamMessageReader(fromServer), new StreamMessageWriter(toServer)];
+}
