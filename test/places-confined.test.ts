@@ -150,6 +150,8 @@ describe.skipIf(!bwrap.ok)("confined: a trusted workspace's own language server"
       const hover = await call(plan, "lsp", { action: "hover", file: "app.py", line: 1, symbol: "greet" });
       expect(textOf(hover)).toMatch(/def greet\(name/);
       expect(readFileSync(saw, "utf8")).toBe("refused\n");
+      // Its watchdog looks for runbound's process every 3 s: given a pid it cannot see, it exited.
+      await new Promise((resolve) => setTimeout(resolve, 4000));
       const status = textOf(await call(plan, "lsp", { action: "status" }));
       expect(status).toMatch(/pyright @ \.: ready, pid \d+, confined \(it runs the project's code\)/);
       expect(status).toMatch(/^Servers that run the project's code run confined \(bubblewrap/m);

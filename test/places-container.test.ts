@@ -131,7 +131,7 @@ describe.skipIf(!available)("the container place: processes run inside, paths ar
     const definition = textOf(
       await call(client, "lsp", { action: "definition", file: "main.py", line: 2, symbol: "greet" }),
     );
-    expect(definition).toMatch(/^  lib\.py:1  def greet\(name\):$/m);
+    expect(definition).toMatch(/^ {2}lib\.py:1 {2}def greet\(name\):$/m);
     expect(definition).not.toContain("/workspace");
     const references = textOf(
       await call(client, "lsp", { action: "references", file: "lib.py", line: 1, symbol: "greet" }),
