@@ -139,6 +139,9 @@ describe.skipIf(!available)("the container place: processes run inside, paths ar
     expect(references).toMatch(/^3 references for `greet` at lib\.py:1 \(column 5\) \(in 2 files\):/);
     expect(references).toMatch(/main\.py/);
     expect(inside("ps -eo args")).toMatch(/pyright/);
+    const status = textOf(await call(client, "lsp", { action: "status" }));
+    expect(status).toMatch(/pyright @ \.: ready, pid \d+, in the container/);
+    expect(status).toMatch(new RegExp(`^Servers run in the container \\(podman exec -i ${name}\\)`, "m"));
     const renamed = await call(client, "lsp_rename", {
       file: "lib.py",
       line: 1,

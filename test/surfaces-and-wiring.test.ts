@@ -61,7 +61,7 @@ describe("each surface lists the tools its tier allows", () => {
     await expect(
       createRun({ workdir, grammars: { maxFileKB: 4 }, lsp: false } as unknown as RunOptions),
     ).rejects.toThrow(
-      /^createRun: unknown option "grammars"; the options are workdir, .*\bast\b.*, sandbox$/,
+      /^createRun: unknown option "grammars"; the options are workdir, .*\bast\b.*, sandbox, container$/,
     );
   });
 

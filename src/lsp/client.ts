@@ -63,6 +63,8 @@ export class LspClient {
 
   /** Whether the server runs the project's code (so it runs where the run confines). */
   readonly confined: boolean;
+  /** Runs in the run's place (confined, or the container), not beside runbound on the host. */
+  inPlace = false;
 
   constructor(spec: ServerSpec, root: string, resolved: Resolved, runsProjectCode = false) {
     this.spec = spec;
@@ -105,6 +107,7 @@ export class LspClient {
       this.confined,
     );
     this.#process = proc;
+    this.inPlace = inPlace;
     proc.child.stderr?.on("data", (chunk: Buffer) => this.#remember(chunk.toString()));
     this.#connection = connection;
     answerServerRequests(connection, this.#sink());

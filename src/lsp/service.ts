@@ -115,7 +115,7 @@ export class LanguageService implements LspBase {
     const { running, unavailable, available } = this.supervisor.status();
     const rows = running.map(
       (s) =>
-        `  ${s.id} @ ${s.root}: ${s.state}${s.progress ? ` (${s.progress.join("; ")})` : ""}${s.pid ? `, pid ${s.pid}` : ""}${s.restarts ? `, ${plural(s.restarts, "restart")}` : ""}${s.lastError ? `, last error: ${s.lastError}` : ""}, ${this.#placeOf(s.confined)}`,
+        `  ${s.id} @ ${s.root}: ${s.state}${s.progress ? ` (${s.progress.join("; ")})` : ""}${s.pid ? `, pid ${s.pid}` : ""}${s.restarts ? `, ${plural(s.restarts, "restart")}` : ""}${s.lastError ? `, last error: ${s.lastError}` : ""}, ${this.#placeOf(s.inPlace)}`,
     );
     const idle = available
       .filter((a) => !running.some((r) => r.id === a.id))
@@ -133,16 +133,20 @@ export class LanguageService implements LspBase {
       ...rows,
       ...(idle.length ? ["Available:", ...idle] : []),
       ...(missing.length ? ["Cannot serve here:", ...missing] : []),
-      ...(running.some((s) => s.confined)
-        ? [`Servers that run the project's code run ${this.supervisor.confinedPlace.description}`]
+      ...(running.some((s) => s.inPlace)
+        ? [
+            `${this.supervisor.confinedPlace.kind === "container" ? "Servers run" : "Servers that run the project's code run"} ${this.supervisor.confinedPlace.description}`,
+          ]
         : []),
     ].join("\n");
     return { text, structured: { action: "status" } };
   }
 
-  #placeOf(runsProjectCode: boolean): string {
-    if (!runsProjectCode) return "on the host (it runs runbound's code only)";
-    return this.supervisor.confinedPlace.kind === "confined"
+  #placeOf(inPlace: boolean): string {
+    if (!inPlace) return "on the host (it runs runbound's code only)";
+    const kind = this.supervisor.confinedPlace.kind;
+    if (kind === "container") return "in the container";
+    return kind === "confined"
       ? "confined (it runs the project's code)"
       : "on the host although it runs the project's code (the run does not confine)";
   }

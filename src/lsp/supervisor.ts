@@ -55,8 +55,8 @@ export interface ServerStatus {
   restarts: number;
   progress?: string[];
   lastError?: string;
-  /** Runs the project's code, so runs where the run confines (else on the host: it runs only runbound's). */
-  confined: boolean;
+  /** Runs in the run's place: it runs the project's code (confined), or the run's place is a container. */
+  inPlace: boolean;
 }
 
 export interface UnavailableServer {
@@ -369,7 +369,7 @@ export class LspSupervisor {
       ...(client.pid !== undefined ? { pid: client.pid } : {}),
       command: client.resolved.command,
       restarts: handle.restarts,
-      confined: client.confined,
+      inPlace: client.inPlace,
       ...(client.progressTitles.length ? { progress: client.progressTitles } : {}),
       ...(client.lastError ? { lastError: client.lastError } : {}),
     };
