@@ -5,8 +5,9 @@
  * path that is not translated fails. runbound never starts or stops the container.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandBackend, createRun, type Run } from "../src/index.js";
@@ -212,5 +213,145 @@ describe.skipIf(!available)("the container place: processes run inside, paths ar
     expect(
       execFileSync("podman", ["ps", "-a", "--format", "{{.Names}}"], { encoding: "utf8" }),
     ).not.toContain(`${name}-absent`);
+  });
+});
+
+describe.skipIf(!available)("the container place, tried as an attacker would", () => {
+  // The harness's container: no network, its own home (the toolchain read-only), process and memory limits.
+  const name = `runbound-test-iso-${process.pid}`;
+  const token = `${process.pid}`;
+  const canary = path.join(homedir(), `.runbound-container-canary-${token}`);
+  const outside = path.join(homedir(), `runbound-container-wrote-${token}`);
+  let workdir = "";
+  let scratch = "";
+  let remove = async () => {};
+  let run: Run;
+  let server: Server;
+  let port = 0;
+  const ATTACK = `import os, socket
+def attempt(name, fn):
+    try:
+        print(name, "LEAKED", fn())
+    except Exception as e:
+        print(name, "refused", type(e).__name__)
+attempt("canary", lambda: open(${JSON.stringify(canary)}).read().strip())
+attempt("secret", lambda: os.environ["RUNBOUND_TEST_API_KEY"])
+open(${JSON.stringify(outside)}, "w").write("x")
+attempt("loopback", lambda: socket.create_connection(("127.0.0.1", PORT), timeout=3) and "connected")
+`;
+
+  beforeAll(async () => {
+    writeFileSync(canary, "SECRET-CANARY\n");
+    process.env.RUNBOUND_TEST_API_KEY = "sk-container-secret";
+    server = createServer((socket) => socket.end("hello\n"));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    port = (server.address() as { port: number }).port;
+    ({ dir: workdir, remove } = await suiteWorkdir({
+      "pyproject.toml": "",
+      "attack.py": ATTACK.replace("PORT", String(port)),
+    }));
+    scratch = mkdtempSync(path.join(tmpdir(), "runbound-container-scratch-"));
+    podman(["rm", "-f", name]);
+    const pyenv = process.env.PYENV_ROOT ?? path.join(homedir(), ".pyenv");
+    const started = podman([
+      "run",
+      "-d",
+      "--name",
+      name,
+      "--network",
+      "none",
+      "--pids-limit",
+      "200",
+      "--memory",
+      "1g",
+      "--memory-swap",
+      "1g",
+      "-v",
+      `${workdir}:/workspace`,
+      "-v",
+      `${HOME.home}:/opt/runbound:ro`,
+      "-v",
+      `${scratch}:/scratch`,
+      "--mount",
+      "type=tmpfs,destination=/tmp,notmpcopyup",
+      "--mount",
+      `type=tmpfs,destination=${homedir()},notmpcopyup`,
+      "-v",
+      `${pyenv}:${pyenv}:ro`,
+      "--rootfs",
+      "/:O",
+      "sleep",
+      "3600",
+    ]);
+    expect(started.status, started.stderr).toBe(0);
+    run = await createRun({
+      workdir,
+      conversationId: "container-attacks",
+      approver: "always",
+      lsp: false,
+      container: {
+        exec: ["podman", "exec", "-i", name],
+        paths: { [workdir]: "/workspace", [HOME.home]: "/opt/runbound", [scratch]: "/scratch" },
+        scratch,
+        loopback: false,
+      },
+      vibe: { fast: commandBackend("sh", ["-c", "cat > /dev/null; python3 attack.py"]) },
+    });
+  });
+  afterAll(async () => {
+    await run?.dispose();
+    podman(["rm", "-f", "-t", "0", name]);
+    server.close();
+    delete process.env.RUNBOUND_TEST_API_KEY;
+    for (const file of [canary, outside]) rmSync(file, { force: true });
+    rmSync(scratch, { recursive: true, force: true });
+    await remove();
+  });
+
+  const expectHeld = (text: string, what: string) => {
+    for (const name of ["canary", "secret", "loopback"])
+      expect(text, `${what}: ${name}`).toMatch(new RegExp(`^${name} refused`, "m"));
+    expect(existsSync(outside), `${what}: a write outside the workdir reached the host`).toBe(false);
+  };
+
+  it("a cell, a debuggee and a worker: no canary, no secret, no write reaching the host, no loopback", async () => {
+    const client = await run.link({ surface: "full" });
+    const cell = await call(client, "eval", { code: 'exec(open("attack.py").read())', description: label });
+    expectHeld(textOf(cell), "cell");
+    const launched = await call(client, "debug", { operation: "launch", program: "attack.py" });
+    expect(textOf(launched), textOf(launched)).not.toMatch(/could not|failed/i);
+    expectHeld(textOf(await call(client, "debug", { operation: "output" })), "debuggee");
+    await call(client, "vibe_spawn", { brief: "attack", label: "attack" });
+    const waited = await call(client, "vibe_wait", { worker_id: "w1", timeout_seconds: 60 });
+    expectHeld((waited.structuredContent as { worker: { result: string } }).worker.result, "worker");
+  });
+
+  it("a fork bomb and a memory bomb meet the container's limits; the run keeps answering", async () => {
+    const client = await run.link({ surface: "full" });
+    const bomb = await call(client, "eval", {
+      code: `import os, signal, time
+children = []
+try:
+    while len(children) < 5000:
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(60)
+            os._exit(0)
+        children.append(pid)
+    print("forked", len(children))
+except OSError as e:
+    print("refused after", len(children), type(e).__name__)
+for pid in children:
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)`,
+      description: label,
+    });
+    expect(textOf(bomb)).toMatch(/^refused after \d+ BlockingIOError$/);
+    const memory = await call(client, "eval", {
+      code: "x = bytearray(3 * 1024**3)\nlen(x)",
+      description: label,
+    });
+    expect(textOf(memory)).toMatch(/MemoryError|lost|died/);
+    expect(textOf(await call(client, "eval", { code: "1 + 1", description: label }))).toBe("2");
   });
 });

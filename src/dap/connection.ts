@@ -70,7 +70,8 @@ export async function connectAdapter(
   if (adapter.transport === "stdio") client = new DapClient(proc.child.stdout!, proc.child.stdin!, paths);
   else {
     const address = await listeningAddress(proc, adapter, options.launchMs, () => stderr, events);
-    const socket = await connectTo(address);
+    // A socket file named as the adapter's place sees it.
+    const socket = await connectTo("path" in address ? { path: place.toHost(address.path) } : address);
     client = new DapClient(socket, socket, paths);
   }
   // Only once its pipes are read to the end: a "terminated" written just before a normal exit is seen first.

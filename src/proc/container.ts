@@ -16,6 +16,11 @@ export interface ContainerOptions {
   readonly paths: Readonly<Record<string, string>>;
   /** A mapped host folder for the run's scratch folders (the Jupyter server's, TMPDIR); it must be in `paths`. */
   readonly scratch: string;
+  /**
+   * Whether the container shares the host's loopback (`--network host`). Default true. false: runbound reaches
+   * its servers inside through Unix sockets in the scratch folder (a container with `--network none`).
+   */
+  readonly loopback?: boolean;
 }
 
 /** Every process of the run inside carries the marker; this ends them (the container has its own /proc). */
@@ -29,7 +34,8 @@ const IN_FOLDER = 'cd "$1" && shift && exec "$@"';
 
 export class ContainerPlace implements Place {
   readonly kind = "container";
-  readonly network = "on";
+  /** "off": runbound cannot reach a loopback inside, so its servers there listen on sockets in the scratch folder. */
+  readonly network: "on" | "off";
   readonly #exec: readonly string[];
   readonly #map: readonly { host: string; inside: string }[];
   readonly #scratchRoot: string;
@@ -41,6 +47,7 @@ export class ContainerPlace implements Place {
     if (options.exec.length === 0)
       throw new Error("container.exec is empty: give the command prefix, e.g. podman exec -i NAME");
     this.#exec = options.exec;
+    this.network = options.loopback === false ? "off" : "on";
     // Longest host prefix first, so a nested mapping wins.
     this.#map = Object.entries(options.paths)
       .map(([host, inside]) => ({ host: path.resolve(host), inside }))
