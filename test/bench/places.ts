@@ -3,11 +3,13 @@
  * lsp definition served by a trusted workspace's own pyright (the servers that run confined) — and the cold starts
  * (the first cell, a launch to a breakpoint, the first definition). Calls alternate between the two runs.
  */
+import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { createRun, type Run } from "../../src/index.js";
+import { type ContainerOptions, createRun, type Run } from "../../src/index.js";
+import { defaultHome, homeLayout } from "../../src/setup/home.mjs";
 import { npmBin } from "../../src/setup/npm.js";
 
 const CALLS = 40;
@@ -40,13 +42,14 @@ interface Side {
 const call = (client: Client, name: string, args: Record<string, unknown>) =>
   client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
 
-async function side(dir: string, confine: "preferred" | "off"): Promise<Side> {
+async function side(dir: string, confine: "preferred" | "off", container?: ContainerOptions): Promise<Side> {
   const run = await createRun({
     workdir: dir,
-    conversationId: `bench-${confine}`,
+    conversationId: `bench-${confine}${container ? "-container" : ""}`,
     approver: "always",
     trust: "workspace",
     confine,
+    ...(container ? { container } : {}),
   });
   const client = await run.link({ surface: "full" });
   const timed = async (f: () => Promise<unknown>) => {
@@ -66,45 +69,68 @@ async function side(dir: string, confine: "preferred" | "off"): Promise<Side> {
   return { run, client, cold: { cell, launch, definition } };
 }
 
+/** A podman container over the host's root filesystem, the workdir and runbound's home at other paths. */
+function startContainer(dir: string, scratch: string): ContainerOptions | undefined {
+  process.env.CONTAINERS_CONF = path.resolve(import.meta.dirname, "../../.tools/podman/containers.conf");
+  spawnSync("podman", ["rm", "-f", CONTAINER]);
+  const home = homeLayout(defaultHome()).home;
+  const mounts = ["-v", `${dir}:/workspace`, "-v", `${home}:/opt/runbound`, "-v", `${scratch}:/scratch`];
+  const args = [
+    "run",
+    "-d",
+    "--name",
+    CONTAINER,
+    "--network",
+    "host",
+    ...mounts,
+    "--rootfs",
+    "/:O",
+    "sleep",
+    "3600",
+  ];
+  if (spawnSync("podman", args).status !== 0) return undefined;
+  return {
+    exec: ["podman", "exec", "-i", CONTAINER],
+    paths: { [dir]: "/workspace", [home]: "/opt/runbound", [scratch]: "/scratch" },
+    scratch,
+  };
+}
+
+const CONTAINER = `runbound-bench-${process.pid}`;
+
 export async function benchPlaces() {
   const dir = workdir();
+  const scratch = mkdtempSync(path.join(tmpdir(), "runbound-bench-scratch-"));
   const confined = await side(dir, "preferred");
   const host = await side(dir, "off");
+  const options = startContainer(dir, scratch);
+  const contained = options ? await side(dir, "off", options) : undefined;
   try {
     if (confined.run.processes.confinedPlace.kind !== "confined")
       throw new Error(`the places bench needs confinement: ${confined.run.unconfined}`);
-    const pair = async (op: (client: Client) => Promise<unknown>) => {
+    const pair = async (op: (client: Client) => Promise<unknown>, ours: Side = confined) => {
       const a: number[] = [];
       const b: number[] = [];
       for (let i = 0; i < CALLS; i++) {
-        for (const [s, into] of i % 2
-          ? ([
-              [host, b],
-              [confined, a],
-            ] as const)
-          : ([
-              [confined, a],
-              [host, b],
-            ] as const)) {
+        const order = i % 2 ? [host, ours] : [ours, host];
+        for (const s of order) {
           const start = performance.now();
           await op(s.client);
-          into.push(performance.now() - start);
+          (s === host ? b : a).push(performance.now() - start);
         }
       }
       return { ours: median(a), base: median(b) };
     };
-    const eval11 = await pair((c) =>
-      call(c, "eval", { code: "1+1", description: "a cell for the places bench" }),
-    );
-    const step = await pair((c) => call(c, "debug", { operation: "step_over" }));
-    const definition = await pair((c) =>
-      call(c, "lsp", { action: "definition", file: "app.py", line: 5, symbol: "greet" }),
-    );
+    const evalCell = (c: Client) =>
+      call(c, "eval", { code: "1+1", description: "a cell for the places bench" });
+    const stepOver = (c: Client) => call(c, "debug", { operation: "step_over" });
+    const define = (c: Client) =>
+      call(c, "lsp", { action: "definition", file: "app.py", line: 5, symbol: "greet" });
     const baseline = "the same call on the host (confine off)";
-    return [
-      { name: "confined eval 1+1", ...eval11, baseline },
-      { name: "confined debug step_over", ...step, baseline },
-      { name: "confined lsp definition (project's pyright)", ...definition, baseline },
+    const rows = [
+      { name: "confined eval 1+1", ...(await pair(evalCell)), baseline },
+      { name: "confined debug step_over", ...(await pair(stepOver)), baseline },
+      { name: "confined lsp definition (project's pyright)", ...(await pair(define)), baseline },
       {
         name: "confined first cell (server + kernel)",
         ours: confined.cold.cell,
@@ -124,9 +150,33 @@ export async function benchPlaces() {
         baseline,
       },
     ];
+    if (contained) {
+      rows.push(
+        { name: "container eval 1+1", ...(await pair(evalCell, contained)), baseline },
+        { name: "container debug step_over", ...(await pair(stepOver, contained)), baseline },
+        { name: "container lsp definition (pyright)", ...(await pair(define, contained)), baseline },
+        { name: "container first cell", ours: contained.cold.cell, base: host.cold.cell, baseline },
+        {
+          name: "container launch to a breakpoint",
+          ours: contained.cold.launch,
+          base: host.cold.launch,
+          baseline,
+        },
+        {
+          name: "container first definition",
+          ours: contained.cold.definition,
+          base: host.cold.definition,
+          baseline,
+        },
+      );
+    }
+    return rows;
   } finally {
     await confined.run.dispose();
     await host.run.dispose();
+    await contained?.run.dispose();
+    spawnSync("podman", ["rm", "-f", "-t", "0", CONTAINER]);
     rmSync(dir, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true });
   }
 }
