@@ -91,3 +91,20 @@ export function textOf(result: CallToolResult): string {
 export async function toolNames(client: Client): Promise<string[]> {
   return (await client.listTools()).tools.map((t) => t.name).sort();
 }
+
+/** A cell that forks until refused (each child sleeps), prints how many it made, then ends them all. */
+export const FORK_BOMB = `import os, signal, time
+children = []
+try:
+    while len(children) < 5000:
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(60)
+            os._exit(0)
+        children.append(pid)
+    print("forked", len(children))
+except OSError as e:
+    print("refused after", len(children), type(e).__name__)
+for pid in children:
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)`;

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandBackend, createRun, type Run } from "../src/index.js";
 import { probeBubblewrap } from "../src/proc/bubblewrap.js";
 import { npmBin } from "../src/setup/npm.js";
-import { call, suiteWorkdir, textOf, track, workdirWith } from "./helpers.js";
+import { call, FORK_BOMB, suiteWorkdir, textOf, track, workdirWith } from "./helpers.js";
 
 const label = "try what the sandbox lets this code reach";
 const token = randomUUID().slice(0, 8);
@@ -262,21 +262,7 @@ except OSError as e:
     );
     const client = await run.link({ surface: "full" });
     const bomb = await call(client, "eval", {
-      code: `import os, signal, time
-children = []
-try:
-    while len(children) < 5000:
-        pid = os.fork()
-        if pid == 0:
-            time.sleep(60)
-            os._exit(0)
-        children.append(pid)
-    print("forked", len(children))
-except OSError as e:
-    print("refused after", len(children), type(e).__name__)
-for pid in children:
-    os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)`,
+      code: FORK_BOMB,
       description: label,
     });
     const forked = /refused after (\d+) BlockingIOError/.exec(textOf(bomb));

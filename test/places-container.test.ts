@@ -11,7 +11,7 @@ import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandBackend, createRun, type Run } from "../src/index.js";
-import { call, HOME, suiteWorkdir, textOf, track } from "./helpers.js";
+import { call, FORK_BOMB, HOME, suiteWorkdir, textOf, track } from "./helpers.js";
 
 const CONF = path.resolve(import.meta.dirname, "../.tools/podman/containers.conf");
 const podman = (args: string[]) =>
@@ -32,6 +32,12 @@ describe.skipIf(!available)("the container place: processes run inside, paths ar
   let remove = async () => {};
   let run: Run;
   const inside = (script: string) => podman(["exec", "-i", name, "sh", "-c", script]).stdout;
+  /** The container as the runs here are given it: the workdir, runbound's home and the scratch folder mapped. */
+  const box = () => ({
+    exec: ["podman", "exec", "-i", name],
+    paths: { [workdir]: "/workspace", [HOME.home]: "/opt/runbound", [scratch]: "/scratch" },
+    scratch,
+  });
 
   beforeAll(async () => {
     ({ dir: workdir, remove } = await suiteWorkdir({
@@ -73,11 +79,7 @@ describe.skipIf(!available)("the container place: processes run inside, paths ar
       conversationId: "container",
       approver: "always",
       lsp: false,
-      container: {
-        exec: ["podman", "exec", "-i", name],
-        paths: { [workdir]: "/workspace", [HOME.home]: "/opt/runbound", [scratch]: "/scratch" },
-        scratch,
-      },
+      container: box(),
       vibe: { fast: commandBackend("sh", ["-c", "cat > /dev/null; pwd; cat data.txt"]) },
     });
   });
@@ -121,11 +123,7 @@ describe.skipIf(!available)("the container place: processes run inside, paths ar
         workdir,
         approver: "always",
         kernels: false,
-        container: {
-          exec: ["podman", "exec", "-i", name],
-          paths: { [workdir]: "/workspace", [HOME.home]: "/opt/runbound", [scratch]: "/scratch" },
-          scratch,
-        },
+        container: box(),
       }),
     );
     const client = await withLsp.link({ surface: "full" });
@@ -171,11 +169,7 @@ describe.skipIf(!available)("the container place: processes run inside, paths ar
         workdir,
         approver: "always",
         lsp: false,
-        container: {
-          exec: ["podman", "exec", "-i", name],
-          paths: { [workdir]: "/workspace", [HOME.home]: "/opt/runbound", [scratch]: "/scratch" },
-          scratch,
-        },
+        container: box(),
       }),
     );
     await call(await other.link({ surface: "full" }), "eval", { code: "1 + 1", description: label });
@@ -329,21 +323,7 @@ attempt("loopback", lambda: socket.create_connection(("127.0.0.1", PORT), timeou
   it("a fork bomb and a memory bomb meet the container's limits; the run keeps answering", async () => {
     const client = await run.link({ surface: "full" });
     const bomb = await call(client, "eval", {
-      code: `import os, signal, time
-children = []
-try:
-    while len(children) < 5000:
-        pid = os.fork()
-        if pid == 0:
-            time.sleep(60)
-            os._exit(0)
-        children.append(pid)
-    print("forked", len(children))
-except OSError as e:
-    print("refused after", len(children), type(e).__name__)
-for pid in children:
-    os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)`,
+      code: FORK_BOMB,
       description: label,
     });
     expect(textOf(bomb)).toMatch(/^refused after \d+ BlockingIOError$/);
