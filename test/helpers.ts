@@ -108,3 +108,11 @@ except OSError as e:
 for pid in children:
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)`;
+
+/** Python: `attempt(name, fn)` prints "NAME LEAKED value" or "NAME refused ErrorType" — one line per attack. */
+export const PY_ATTEMPT = `def attempt(name, fn):
+    try:
+        print(name, "LEAKED", fn())
+    except Exception as e:
+        print(name, "refused", type(e).__name__)
+`;

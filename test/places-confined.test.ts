@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandBackend, createRun, type Run } from "../src/index.js";
 import { probeBubblewrap } from "../src/proc/bubblewrap.js";
 import { npmBin } from "../src/setup/npm.js";
-import { call, FORK_BOMB, suiteWorkdir, textOf, track, workdirWith } from "./helpers.js";
+import { call, FORK_BOMB, PY_ATTEMPT, suiteWorkdir, textOf, track, workdirWith } from "./helpers.js";
 
 const label = "try what the sandbox lets this code reach";
 const token = randomUUID().slice(0, 8);
@@ -24,12 +24,7 @@ const outsideTmp = path.join(tmpdir(), `runbound-written-${token}`);
 
 /** A Python program that tries every attack and prints one line per try. */
 const ATTACKS = `import os
-def attempt(name, fn):
-    try:
-        print(name, "LEAKED", fn())
-    except Exception as e:
-        print(name, "refused", type(e).__name__)
-attempt("canary", lambda: open(${JSON.stringify(canary)}).read().strip())
+${PY_ATTEMPT}attempt("canary", lambda: open(${JSON.stringify(canary)}).read().strip())
 attempt("write-home", lambda: open(${JSON.stringify(outsideHome)}, "w").write("x"))
 attempt("write-tmp", lambda: open(${JSON.stringify(outsideTmp)}, "w").write("x"))
 attempt("write-etc", lambda: open("/etc/runbound-${token}", "w").write("x"))

@@ -11,7 +11,7 @@ import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandBackend, createRun, type Run } from "../src/index.js";
-import { call, FORK_BOMB, HOME, suiteWorkdir, textOf, track } from "./helpers.js";
+import { call, FORK_BOMB, HOME, PY_ATTEMPT, suiteWorkdir, textOf, track } from "./helpers.js";
 
 const CONF = path.resolve(import.meta.dirname, "../.tools/podman/containers.conf");
 const podman = (args: string[]) =>
@@ -223,12 +223,7 @@ describe.skipIf(!available)("the container place, tried as an attacker would", (
   let server: Server;
   let port = 0;
   const ATTACK = `import os, socket
-def attempt(name, fn):
-    try:
-        print(name, "LEAKED", fn())
-    except Exception as e:
-        print(name, "refused", type(e).__name__)
-attempt("canary", lambda: open(${JSON.stringify(canary)}).read().strip())
+${PY_ATTEMPT}attempt("canary", lambda: open(${JSON.stringify(canary)}).read().strip())
 attempt("secret", lambda: os.environ["RUNBOUND_TEST_API_KEY"])
 open(${JSON.stringify(outside)}, "w").write("x")
 attempt("loopback", lambda: socket.create_connection(("127.0.0.1", PORT), timeout=3) and "connected")
