@@ -110,6 +110,8 @@ describe("runbound console", () => {
       "*** End Patch",
       ".",
       "3",
+      "write path='my notes.txt' content='two words, \"quoted\"'",
+      "1",
       "surface plan",
       "write path=c.txt content=x",
       "exit",
@@ -126,6 +128,8 @@ describe("runbound console", () => {
     expect(out).toContain("write is not available on the plan surface");
     expect(await readFile(path.join(workdir, "b.txt"), "utf8")).toBe("beta\n");
     expect(await readFile(path.join(workdir, "a.txt"), "utf8")).toBe("alpha\n");
+    // Quoted as in a shell: the value keeps its spaces and its inner quotes.
+    expect(await readFile(path.join(workdir, "my notes.txt"), "utf8")).toBe('two words, "quoted"');
   });
 });
 
@@ -213,10 +217,27 @@ describe("console argument parsing", () => {
       value: { path: "a.txt", offset: 3, all: true },
     });
     expect(await parseArguments("[1]", noMore)).toEqual({
-      error: 'cannot read "[1]" as arguments; give JSON or key=value pairs',
+      error: '"[1]" is not key=value; give JSON or key=value pairs (quote values with spaces)',
     });
     expect(await parseArguments("{oops", noMore)).toMatchObject({
       error: expect.stringMatching(/^arguments are not valid JSON/),
     });
+  });
+
+  it("splits a line as a shell does: quotes keep spaces, quotes inside quotes, escapes, JSON values, no $ expansion", async () => {
+    expect(
+      await parseArguments("code='print(1+1)' description='print the sum of two small numbers'", noMore),
+    ).toEqual({
+      value: { code: "print(1+1)", description: "print the sum of two small numbers" },
+    });
+    expect(
+      await parseArguments(`code="print(\\"it's\\")" note='say "hi"' path=my\\ file.txt`, noMore),
+    ).toEqual({
+      value: { code: `print("it's")`, note: 'say "hi"', path: "my file.txt" },
+    });
+    expect(await parseArguments(`lines='[3, 4]' pattern='print($X)' line=4`, noMore)).toEqual({
+      value: { lines: [3, 4], pattern: "print($X)", line: 4 },
+    });
+    expect(await parseArguments("code='unclosed", noMore)).toEqual({ error: "a single quote is not closed" });
   });
 });

@@ -15,7 +15,8 @@ const HELP = `commands:
   tools                      list the tools this surface sees
   schema <tool>              show a tool's description and input schema
   <tool> {json}              call a tool with JSON arguments
-  <tool> key=value ...       call with key=value pairs (values parsed as JSON when they are, else text);
+  <tool> key=value ...       call with key=value pairs (values parsed as JSON when they are, else text),
+                             quoted as in a shell: key='two words' key="a "b"" (no $ expansion);
                              key=<< reads a multi-line value until a line with a single "."
                              e.g. lsp action=definition file=ts/src/main.ts line=4 symbol=stock.add
   surface <full|plan|readonly>  relink on another surface
@@ -104,9 +105,13 @@ export async function parseArguments(
       return { error: `arguments are not valid JSON: ${(error as Error).message}` };
     }
   }
+  const words = shellWords(text);
+  if ("error" in words) return words;
   const value: Record<string, unknown> = {};
-  for (const pair of text.match(/(\S+?=("[^"]*"|\S*))/g) ?? []) {
+  for (const pair of words.words) {
     const eq = pair.indexOf("=");
+    if (eq <= 0)
+      return { error: `"${pair}" is not key=value; give JSON or key=value pairs (quote values with spaces)` };
     const key = pair.slice(0, eq);
     const raw = pair.slice(eq + 1);
     if (raw === "<<") {
@@ -124,6 +129,41 @@ export async function parseArguments(
   if (Object.keys(value).length === 0)
     return { error: `cannot read "${text}" as arguments; give JSON or key=value pairs` };
   return { value };
+}
+
+/**
+ * A line split into words as a shell splits it: '…' keeps everything, "…" keeps all but backslash escapes, a
+ * backslash outside quotes escapes the next character. No `$` expansion: metavariables stay as typed.
+ */
+export function shellWords(text: string): { words: string[] } | { error: string } {
+  const words: string[] = [];
+  let word: string | undefined;
+  let quote: "'" | '"' | undefined;
+  const add = (piece: string) => {
+    word = (word ?? "") + piece;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    const next = text[i + 1];
+    if (quote === "'") {
+      if (c === "'") quote = undefined;
+      else add(c);
+    } else if (quote === '"') {
+      if (c === '"') quote = undefined;
+      else if (c === "\\" && next !== undefined && '"\\$`'.includes(next)) add(text[++i]!);
+      else add(c);
+    } else if (/\s/.test(c)) {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      add("");
+    } else if (c === "\\" && next !== undefined) add(text[++i]!);
+    else add(c);
+  }
+  if (quote) return { error: `a ${quote === "'" ? "single" : "double"} quote is not closed` };
+  if (word !== undefined) words.push(word);
+  return { words };
 }
 
 function workerTiers(command: string) {
