@@ -12,7 +12,14 @@ import { Lang, registerDynamicLanguage } from "@ast-grep/napi";
 /** Where the pattern goes in a rung's context. */
 export const HOLE = "__RUNBOUND_PATTERN__";
 
-export type RungName = "bare" | "statement" | "expression" | "class member" | "declaration";
+export type RungName =
+  | "bare"
+  | "statement"
+  | "expression"
+  | "class member"
+  | "declaration"
+  | "object member"
+  | "set or dict entry";
 
 export interface Rung {
   readonly name: RungName;
@@ -48,7 +55,7 @@ const JS_LADDER: Rung[] = [
   bare,
   { name: "class member", context: `class __C {\n${HOLE}\n}` },
   { name: "expression", context: `__x = (${HOLE});` },
-  { name: "expression", context: `({ ${HOLE} });` },
+  { name: "object member", context: `({ ${HOLE} });` },
 ];
 
 export const GRAMMARS: readonly Grammar[] = [
@@ -92,7 +99,7 @@ export const GRAMMARS: readonly Grammar[] = [
     ladder: [
       bare,
       { name: "expression", context: `__x = ${HOLE}` },
-      { name: "expression", context: `{${HOLE}}` },
+      { name: "set or dict entry", context: `{${HOLE}}` },
       { name: "class member", context: `class __C:\n${HOLE}` },
     ],
   },
@@ -194,7 +201,7 @@ export const GRAMMARS: readonly Grammar[] = [
     lang: "json",
     extensions: [".json"],
     expando: "$",
-    ladder: [bare, { name: "expression", context: `{${HOLE}}` }],
+    ladder: [bare, { name: "object member", context: `{${HOLE}}` }],
   },
   { id: "yaml", lang: "yaml", extensions: [".yaml", ".yml"], expando: "$", ladder: [bare] },
 ];

@@ -184,6 +184,21 @@ describe("the scaffold ladder", () => {
       );
     },
   );
+
+  it("names each context it tried so that no two lines of the refusal read the same", async () => {
+    const { grep } = await astClient({ "a.py": "", "a.ts": "" });
+    // Both read "- as an expression: it breaks at character 1, near `@decorator`" twice before.
+    for (const [pattern, path] of [
+      ["@decorator", "a.py"],
+      ["else:", "a.py"],
+    ] as const) {
+      const tried = textOf(await grep({ pattern, path }))
+        .split("\n")
+        .filter((line) => line.startsWith("- as "));
+      expect(tried.length).toBeGreaterThan(2);
+      expect(new Set(tried).size, tried.join("\n")).toBe(tried.length);
+    }
+  });
 });
 
 describe("ast_grep scope", () => {

@@ -131,6 +131,7 @@ function nodeSpanning(root: SgNode, start: number, end: number): SgNode | undefi
   return exact ?? containing;
 }
 
-function article(rung: RungName): string {
-  return rung === "bare" ? "a bare fragment" : rung === "expression" ? "an expression" : `a ${rung}`;
+/** A rung as the answers name it: "a bare fragment", "an expression", "an object member", … */
+export function article(rung: RungName): string {
+  return rung === "bare" ? "a bare fragment" : `${/^[aeiou]/.test(rung) ? "an" : "a"} ${rung}`;
 }

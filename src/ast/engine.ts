@@ -11,7 +11,7 @@ import { commitChanges } from "../files/commit.js";
 import { confine, toPosix } from "../files/paths.js";
 import { plural, sizeText } from "../files/text.js";
 import type { ProcessTracker } from "../proc/tracker.js";
-import { type CompiledPattern, compilePattern } from "./compile.js";
+import { article, type CompiledPattern, compilePattern } from "./compile.js";
 import { SearchPool, WORKERS } from "./pool.js";
 import { templateNames } from "./rewrite.js";
 import { type AstMatch, type FileRef, type SearchPlace, searchFiles } from "./search.js";
@@ -365,9 +365,7 @@ function sameFamily(a: Grammar, b: Grammar): boolean {
 }
 
 function describeRung(c: CompiledPattern): string {
-  const what =
-    c.rung === "bare" ? "a bare fragment" : c.rung === "expression" ? "an expression" : `a ${c.rung}`;
-  return `${what} (${c.selector})`;
+  return `${article(c.rung)} (${c.selector})`;
 }
 
 function captureLine(m: AstMatch): string {
