@@ -66,6 +66,11 @@ export interface ToolSpec<I extends Shape = Shape, O extends Shape = Shape> {
   readonly writes?: boolean;
   /** true → the tool starts processes that run code (confined where the run confines). */
   readonly runsCode?: boolean;
+  /**
+   * The tool's own rules on its arguments, beyond the schema; throws a ToolError saying what to fix. The gate runs
+   * it before any approval, so a person is only asked about calls that would run.
+   */
+  check?(args: Infer<I>): void;
   readonly description: string;
   readonly input: I;
   readonly output: O;

@@ -22,6 +22,7 @@ async function denyingRun(reason: string) {
   const run = track(
     await createRun({
       workdir,
+      conversationId: "gate",
       approver: async (request) => {
         seen.push(request);
         return { allow: false, reason };
@@ -32,6 +33,25 @@ async function denyingRun(reason: string) {
 }
 
 describe("the approval gate on the full surface", () => {
+  it("a call its tool's own rules refuse is refused before anyone is asked (a person saw a card, then the refusal)", async () => {
+    const { seen, run } = await denyingRun("denied");
+    const client = await run.link({ surface: "full" });
+    const cell = await call(client, "eval", { code: "print(1+1)", description: "sum" });
+    expect(textOf(cell)).toBe(
+      '`description` has 1 word; give 5-10 words saying what the cell does, e.g. "load the sales table and count rows".',
+    );
+    expect(textOf(await call(client, "debug", { operation: "launch" }))).toBe(
+      "launch needs `program` (what to run).",
+    );
+    expect(textOf(await call(client, "debug", { operation: "breakpoints", file: "a.py" }))).toBe(
+      "breakpoints needs `lines` (1-based lines; [] clears the file).",
+    );
+    expect(seen).toEqual([]);
+    // A call that passes its rules is the one put to the approver.
+    await call(client, "eval", { code: "print(1+1)", description: "print the sum of two small numbers" });
+    expect(seen.map((r) => r.tool)).toEqual(["eval"]);
+  });
+
   it("fails closed with no approver and no question port: nothing is written, and the error says why", async () => {
     const workdir = await workdirWith();
     const run = track(await createRun({ workdir, conversationId: "c" }));

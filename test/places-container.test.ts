@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandBackend, createRun, type Run } from "../src/index.js";
 import { call, FORK_BOMB, HOME, PY_ATTEMPT, suiteWorkdir, textOf, track } from "./helpers.js";
 
-const CONF = path.resolve(import.meta.dirname, "../.tools/podman/containers.conf");
+const ROOT = path.resolve(import.meta.dirname, "..");
+const CONF = path.join(ROOT, ".tools/podman/containers.conf");
 const podman = (args: string[]) =>
   spawnSync("podman", args, {
     encoding: "utf8",
@@ -66,6 +67,9 @@ describe.skipIf(!available)("the container place: processes run inside, paths ar
       "type=tmpfs,destination=/tmp,notmpcopyup",
       "--mount",
       `type=tmpfs,destination=${HOME.home},notmpcopyup`,
+      // runbound's own servers (pyright) where the checkout is, which may be under the hidden /tmp.
+      "-v",
+      `${ROOT}:${ROOT}:ro`,
       "--rootfs",
       "/:O",
       "sleep",

@@ -14,9 +14,33 @@ type Operation = (
   progress: Progress,
 ) => Promise<DebugAnswer> | DebugAnswer;
 
-function need<K extends keyof DebugArgs>(args: DebugArgs, key: K, why: string): NonNullable<DebugArgs[K]> {
+/** What each operation cannot do without, and what each of those arguments is. */
+const NEEDS: Partial<Record<DebugOperation, readonly (keyof DebugArgs)[]>> = {
+  breakpoints: ["file", "lines"],
+  launch: ["program"],
+  attach: ["port"],
+  scopes: ["frame_id"],
+  variables: ["reference"],
+  evaluate: ["expression"],
+};
+const WHAT: Partial<Record<keyof DebugArgs, string>> = {
+  file: "the source file",
+  lines: "1-based lines; [] clears the file",
+  program: "what to run",
+  port: "where the program's debug server listens",
+  frame_id: "a frame id from stack",
+  reference: "from scopes or variables",
+  expression: "what to evaluate",
+};
+
+/** Every argument the operation needs is there: checked before approval, so no one is asked about a refusal. */
+export function checkDebugArgs(args: DebugArgs): void {
+  for (const key of NEEDS[args.operation] ?? []) need(args, key);
+}
+
+function need<K extends keyof DebugArgs>(args: DebugArgs, key: K): NonNullable<DebugArgs[K]> {
   const value = args[key];
-  if (value === undefined) throw new ToolError(`${args.operation} needs \`${String(key)}\` (${why}).`);
+  if (value === undefined) throw new ToolError(`${args.operation} needs \`${String(key)}\` (${WHAT[key]}).`);
   return value as NonNullable<DebugArgs[K]>;
 }
 
@@ -53,8 +77,8 @@ export const OPERATIONS: Record<DebugOperation, Operation> = {
     };
   },
   breakpoints: async (args, debug) => {
-    const file = need(args, "file", "the source file");
-    const lines = need(args, "lines", "1-based lines; [] clears the file");
+    const file = need(args, "file");
+    const lines = need(args, "lines");
     const { path, results, sent } = await debug.setBreakpoints(file, lines);
     const rows = results.map(
       (r) =>
@@ -69,7 +93,7 @@ export const OPERATIONS: Record<DebugOperation, Operation> = {
     };
   },
   launch: async (args, debug, progress) => {
-    const program = need(args, "program", "what to run");
+    const program = need(args, "program");
     // A launch can outlast a client's request timeout (delve builds first; then up to the stop deadline): a beat
     // each second lets a client that resets its timeout on progress wait it out.
     const started = Date.now();
@@ -95,9 +119,7 @@ export const OPERATIONS: Record<DebugOperation, Operation> = {
     };
   },
   attach: async (args, debug) => {
-    const { report, breakpoints, session } = await debug.attach(
-      need(args, "port", "where the program's debug server listens"),
-    );
+    const { report, breakpoints, session } = await debug.attach(need(args, "port"));
     return {
       text: `Attached to ${debug.describe(session)} with ${session.adapter.detail}.\n${describeStop(report)}`,
       structured: { operation: "attach", breakpoints, ...report },
@@ -128,7 +150,7 @@ export const OPERATIONS: Record<DebugOperation, Operation> = {
     };
   },
   scopes: async (args, debug) => {
-    const scopes = await debug.session("scopes").scopes(need(args, "frame_id", "a frame id from stack"));
+    const scopes = await debug.session("scopes").scopes(need(args, "frame_id"));
     return {
       text:
         scopes.map((s) => `  ${s.name}: reference ${s.reference}`).join("\n") ||
@@ -137,7 +159,7 @@ export const OPERATIONS: Record<DebugOperation, Operation> = {
     };
   },
   variables: async (args, debug) => {
-    const reference = need(args, "reference", "from scopes or variables");
+    const reference = need(args, "reference");
     const { variables, total } = await debug.session("variables").variables(reference);
     if (variables.length === 0)
       return {
@@ -154,7 +176,7 @@ export const OPERATIONS: Record<DebugOperation, Operation> = {
   evaluate: async (args, debug) => {
     const { result, type } = await debug
       .session("evaluate")
-      .evaluate(need(args, "expression", "what to evaluate"), args.frame_id);
+      .evaluate(need(args, "expression"), args.frame_id);
     return {
       text: `${args.expression} = ${result}${type ? ` (${type})` : ""}`,
       structured: { operation: "evaluate", result },

@@ -308,8 +308,9 @@ export class DebugSession {
       {
         output: (text) => this.#output.append(text),
         ended: (why) => {
-          // Under a program that had not exited: the adapter died, and the program went with it.
-          if (why.kind === "adapter exited" && this.#state !== "exited")
+          // Under a program that had not exited, or killed by a signal (confined, the program dies with it and its
+          // exit can be told first): the adapter died, and the program went with it.
+          if (why.kind === "adapter exited" && (this.#state !== "exited" || why.how.startsWith("SIG")))
             this.#adapterDied = `the ${this.spec.name} adapter died (it exited with ${why.how})`;
           this.#state = "exited";
         },

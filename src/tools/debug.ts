@@ -1,4 +1,4 @@
-import { OPERATIONS } from "../dap/answers.js";
+import { checkDebugArgs, OPERATIONS } from "../dap/answers.js";
 import { DapRefused, DapTimeout } from "../dap/client.js";
 import { debugInput, debugOutput } from "../dap/schema.js";
 import { ToolError } from "../errors.js";
@@ -26,6 +26,7 @@ export const debugTool = defineTool({
     args.operation === "launch"
       ? `launch ${args.program ?? "?"} ${(args.args ?? []).join(" ")} under a debugger`
       : `debug ${args.operation}`,
+  check: checkDebugArgs,
   async run(args, ctx) {
     try {
       return await OPERATIONS[args.operation](args, ctx.use("debug"), (p) => ctx.progress(p));

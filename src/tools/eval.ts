@@ -23,8 +23,8 @@ export const evalTool = defineTool({
   // The code itself, not only the model's own words about it: the person approves what will run.
   describeCall: (args) =>
     `run ${args.language ?? "python"} code (${plural(splitLines(args.code).length, "line")}): ${oneLine(args.code, 300)} — described as "${args.description}"`,
+  check: checkCell,
   async run(args, ctx) {
-    checkCell(args);
     const language = args.language ?? "python";
     // MCP clients give up on a call after minutes of silence: a long cell reports that it is still running.
     const started = Date.now();
