@@ -130,18 +130,7 @@ export class Run {
         debugOptions,
       );
     }
-    if (options.lsp !== false) {
-      const trust = new WorkspaceTrust(options.trust, (what, asked) => this.#askTrust(what, asked));
-      const lspOptions = typeof options.lsp === "object" ? options.lsp : {};
-      const servers = new LspSupervisor(workdir, this.processes, this.home, lspOptions, trust);
-      const lsp = new LanguageService(servers, this.processes);
-      this.#resources.lsp = lsp;
-      this.#hooks.push({
-        key: "diagnostics",
-        schema: afterWriteDiagnosticsSchema,
-        run: (paths, signal) => lsp.afterWrite(paths, signal),
-      });
-    }
+    if (options.lsp !== false) this.#wireLsp(options);
     const questions =
       options.questions && ("port" in options.questions ? options.questions : { port: options.questions });
     const space = questions?.space ?? options.conversationId;
@@ -167,6 +156,20 @@ export class Run {
       firstAnswerNote: (spec) => this.#unconfinedNote(spec),
     });
     for (const spec of BUILTIN_TOOLS) this.#registry.add(spec);
+  }
+
+  /** Language servers (started lazily) and their diagnostics on every write. */
+  #wireLsp(options: RunOptions): void {
+    const trust = new WorkspaceTrust(options.trust, (what, asked) => this.#askTrust(what, asked));
+    const lspOptions = typeof options.lsp === "object" ? options.lsp : {};
+    const servers = new LspSupervisor(this.workdir, this.processes, this.home, lspOptions, trust);
+    const lsp = new LanguageService(servers, this.processes);
+    this.#resources.lsp = lsp;
+    this.#hooks.push({
+      key: "diagnostics",
+      schema: afterWriteDiagnosticsSchema,
+      run: (paths, signal) => lsp.afterWrite(paths, signal),
+    });
   }
 
   /** Said once per tool that runs code, when the run asked to be confined where possible and could not be. */
