@@ -26,6 +26,28 @@ if (process.env.CI && !available)
   throw new Error("the container test needs podman (node scripts/setup.mjs installs it)");
 const label = "a cell inside the conversation's container";
 
+/**
+ * A container over the host's root filesystem with the workdir at /workspace, runbound's home at /opt/runbound and
+ * the scratch folder at /scratch; /tmp and runbound's home hidden at the host's paths, so an untranslated path fails.
+ */
+function startBox(name: string, workdir: string, scratch: string, extra: readonly string[], home = "rw") {
+  podman(["rm", "-f", name]);
+  return podman([
+    ...["run", "-d", "--name", name, ...extra],
+    ...[
+      "-v",
+      `${workdir}:/workspace`,
+      "-v",
+      `${HOME.home}:/opt/runbound:${home}`,
+      "-v",
+      `${scratch}:/scratch`,
+    ],
+    ...["--mount", "type=tmpfs,destination=/tmp,notmpcopyup"],
+    ...["--mount", `type=tmpfs,destination=${HOME.home},notmpcopyup`],
+    ...["--rootfs", "/:O", "sleep", "3600"],
+  ]);
+}
+
 describe.skipIf(!available)("the container place: processes run inside, paths are mapped", () => {
   const name = `runbound-test-${process.pid}`;
   let workdir = "";
@@ -49,32 +71,8 @@ describe.skipIf(!available)("the container place: processes run inside, paths ar
       "main.py": "from lib import greet\ngreet('x')\n",
     }));
     scratch = mkdtempSync(path.join(tmpdir(), "runbound-container-scratch-"));
-    podman(["rm", "-f", name]);
-    const started = podman([
-      "run",
-      "-d",
-      "--name",
-      name,
-      "--network",
-      "host",
-      "-v",
-      `${workdir}:/workspace`,
-      "-v",
-      `${HOME.home}:/opt/runbound`,
-      "-v",
-      `${scratch}:/scratch`,
-      "--mount",
-      "type=tmpfs,destination=/tmp,notmpcopyup",
-      "--mount",
-      `type=tmpfs,destination=${HOME.home},notmpcopyup`,
-      // runbound's own servers (pyright) where the checkout is, which may be under the hidden /tmp.
-      "-v",
-      `${ROOT}:${ROOT}:ro`,
-      "--rootfs",
-      "/:O",
-      "sleep",
-      "3600",
-    ]);
+    // runbound's own servers (pyright) where the checkout is, which may be under the hidden /tmp.
+    const started = startBox(name, workdir, scratch, ["--network", "host", "-v", `${ROOT}:${ROOT}:ro`]);
     expect(started.status, started.stderr).toBe(0);
     expect(inside(`ls ${workdir} 2>&1; ls /workspace`)).toMatch(/No such file[\s\S]*data\.txt/);
     process.env.CONTAINERS_CONF = CONF;
@@ -244,38 +242,17 @@ attempt("loopback", lambda: socket.create_connection(("127.0.0.1", PORT), timeou
       "attack.py": ATTACK.replace("PORT", String(port)),
     }));
     scratch = mkdtempSync(path.join(tmpdir(), "runbound-container-scratch-"));
-    podman(["rm", "-f", name]);
     const pyenv = process.env.PYENV_ROOT ?? path.join(homedir(), ".pyenv");
-    const started = podman([
-      "run",
-      "-d",
-      "--name",
+    const started = startBox(
       name,
-      "--network",
-      "none",
-      "--pids-limit",
-      "200",
-      "--memory",
-      "1g",
-      "--memory-swap",
-      "1g",
-      "-v",
-      `${workdir}:/workspace`,
-      "-v",
-      `${HOME.home}:/opt/runbound:ro`,
-      "-v",
-      `${scratch}:/scratch`,
-      "--mount",
-      "type=tmpfs,destination=/tmp,notmpcopyup",
-      "--mount",
-      `type=tmpfs,destination=${homedir()},notmpcopyup`,
-      "-v",
-      `${pyenv}:${pyenv}:ro`,
-      "--rootfs",
-      "/:O",
-      "sleep",
-      "3600",
-    ]);
+      workdir,
+      scratch,
+      [
+        ...["--network", "none", "--pids-limit", "200", "--memory", "1g", "--memory-swap", "1g"],
+        ...["--mount", `type=tmpfs,destination=${homedir()},notmpcopyup`, "-v", `${pyenv}:${pyenv}:ro`],
+      ],
+      "ro",
+    );
     expect(started.status, started.stderr).toBe(0);
     run = await createRun({
       workdir,
