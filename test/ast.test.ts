@@ -199,6 +199,13 @@ describe("the scaffold ladder", () => {
       expect(new Set(tried).size, tried.join("\n")).toBe(tried.length);
     }
   });
+
+  it("quotes where a pattern broke as it was written, metavariables included (it showed the parser's stand-in µ)", async () => {
+    const { grep } = await astClient({ "a.py": "" });
+    const text = textOf(await grep({ pattern: "lambda $X:", path: "a.py" }));
+    expect(text).toContain("- as a bare fragment: it breaks at character 1, near `lambda $X:`");
+    expect(text).not.toContain("µ");
+  });
 });
 
 describe("ast_grep scope", () => {

@@ -41,7 +41,8 @@ export function compilePattern(grammar: Grammar, pattern: string): CompiledPatte
     const root = parse(grammar.lang, expanded).root();
     const broken = firstBroken(root);
     if (broken) {
-      problems.push(`as ${article(rung.name)}: ${describeBreak(broken, offset, trimmed.length, expanded)}`);
+      // Quoted from the pattern as written: the expansion is character for character, so the offsets agree.
+      problems.push(`as ${article(rung.name)}: ${describeBreak(broken, offset, trimmed.length, context)}`);
       continue;
     }
     const node = nodeSpanning(root, offset, offset + trimmed.length);
