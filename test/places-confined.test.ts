@@ -245,6 +245,16 @@ except OSError as e:
     }
   });
 
+  it("a limit that is not a whole number > 0 is refused at createRun, naming it", async () => {
+    const workdir = await workdirWith();
+    await expect(createRun({ workdir, lsp: false, sandbox: { memoryMB: -1 } })).rejects.toThrow(
+      "createRun: sandbox.memoryMB must be a whole number > 0, got -1; leave it out for the default",
+    );
+    await expect(createRun({ workdir, lsp: false, sandbox: { processes: 0.5 } })).rejects.toThrow(
+      /^createRun: sandbox\.processes must be a whole number > 0, got 0\.5/,
+    );
+  });
+
   it("a fork bomb stops at the process limit, a memory bomb at the memory limit; the run keeps answering", async () => {
     const workdir = await workdirWith({ "notes.txt": "still here\n" });
     const run = track(

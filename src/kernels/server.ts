@@ -14,6 +14,7 @@ import { ServerConnection } from "@jupyterlab/services";
 import WebSocket from "ws";
 import type { Place } from "../proc/place.js";
 import type { ProcessTracker, TrackedProcess } from "../proc/tracker.js";
+import { ownerGone } from "../proc/tree.js";
 import { socketAccepts, unixFetch, unixWebSocket } from "./unix-socket.js";
 
 const CONFIG = `
@@ -54,7 +55,7 @@ function sweepStaleFolders(): void {
       const info = statSync(dir);
       if (!info.isDirectory() || info.uid !== process.getuid?.()) continue;
       const owner = Number(readFileSync(path.join(dir, OWNER_FILE), "utf8").trim());
-      if (Number.isInteger(owner) && owner > 0 && !alive(owner)) remove(dir);
+      if (ownerGone(owner)) remove(dir);
     } catch (error) {
       // No owner file: a folder from before owners were written, stale once it is old.
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") continue;
@@ -69,15 +70,6 @@ function remove(dir: string): void {
     rmSync(dir, { recursive: true, force: true });
   } catch {
     // Another process's to clean, then.
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -12,10 +12,11 @@ import { fileURLToPath } from "node:url";
 import { onPath } from "../setup/components.mjs";
 import { baseArgs, type Mounts, mountArgs, probeBubblewrap, within } from "./bubblewrap.js";
 import { type ContainerOptions, ContainerPlace } from "./container.js";
-import { alive, type Enforcement, enforceLimits, type Limits } from "./limits.js";
+import { type Enforcement, enforceLimits, type Limits } from "./limits.js";
 import { startAllowListProxy } from "./network-proxy.js";
 import { HOST_PLACE, type Place, type SpawnPlan, type SpawnRequest } from "./place.js";
 import { readableToolchains } from "./toolchains.js";
+import { ownerGone } from "./tree.js";
 
 export interface ConfinePolicy {
   /**
@@ -179,8 +180,7 @@ function sweepStaleScratch(): void {
   }
   for (const name of names) {
     const owner = Number(name.slice(SCRATCH_PREFIX.length).split("-")[0]);
-    if (Number.isInteger(owner) && owner > 0 && !alive(owner))
-      rmSync(path.join(tmpdir(), name), { recursive: true, force: true });
+    if (ownerGone(owner)) rmSync(path.join(tmpdir(), name), { recursive: true, force: true });
   }
 }
 
@@ -195,6 +195,13 @@ function hiddenFolders(): string[] {
 }
 
 function resolveLimits(policy: ConfinePolicy): Limits {
+  for (const key of ["memoryMB", "processes"] as const) {
+    const value = policy[key];
+    if (value !== undefined && !(Number.isInteger(value) && value > 0))
+      throw new TypeError(
+        `createRun: sandbox.${key} must be a whole number > 0, got ${value}; leave it out for the default`,
+      );
+  }
   const total = Math.floor(totalmem() / (1024 * 1024));
   return { memoryMB: policy.memoryMB ?? Math.floor(total / 2), processes: policy.processes ?? 1024 };
 }

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
+import { ownerGone } from "./tree.js";
 
 export interface Limits {
   /** The sum of the run's confined processes' memory (a control group), or each one's data size (rlimit). */
@@ -46,17 +47,8 @@ function sweepStaleGroups(): void {
     }
     for (const name of names) {
       const owner = Number(name.slice(PREFIX.length).split("-")[0]);
-      if (Number.isInteger(owner) && owner > 0 && !alive(owner)) tryRemove(path.join(parent, name));
+      if (ownerGone(owner)) tryRemove(path.join(parent, name));
     }
-  }
-}
-
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -58,6 +58,20 @@ export async function processesMarked(name: string, value: string): Promise<numb
   return found.filter((pid): pid is number => pid !== undefined);
 }
 
+/**
+ * Whether the pid named as a folder's or group's owner (runbound's host process) is gone, so what it left may be
+ * swept. A pid that exists but is not ours (EPERM) counts as alive.
+ */
+export function ownerGone(owner: number): boolean {
+  if (!Number.isInteger(owner) || owner <= 0) return false;
+  try {
+    process.kill(owner, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "EPERM";
+  }
+}
+
 /** Whether a process exists and is not a zombie waiting to be reaped. */
 export async function isAlive(pid: number): Promise<boolean> {
   try {
