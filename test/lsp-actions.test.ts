@@ -239,3 +239,23 @@ describe("references beyond the 50 shown", () => {
     expect(result.structuredContent).toMatchObject({ total: 64 });
   });
 });
+
+describe('diagnostics "*" with a nested root', () => {
+  it("lists each finding once, under the root that owns its file (requests' docs/ beside its pyproject.toml)", async () => {
+    const workdir = await workdirWith({
+      "pyproject.toml": '[project]\nname = "shop"\nversion = "0.1.0"\n',
+      "shop/__init__.py": "def total():\n    return summ([1, 2])\n",
+      "docs/requirements.txt": "sphinx\n",
+      "docs/conf.py": "project = nme\n",
+    });
+    const run = track(await createRun({ workdir, approver: "always" }));
+    const text = textOf(
+      await call(await run.link({ surface: "readonly" }), "lsp", { action: "diagnostics", file: "*" }),
+    );
+    expect(text).toMatch(/^Project-wide check: 2 findings in 2 files\.\n/);
+    expect(text).toContain("  pyright @ .: pyright --outputjson → 1 finding\n");
+    expect(text).toContain("  pyright @ docs: pyright --outputjson → 1 finding\n");
+    expect(text).toContain("Per file:\n  docs/conf.py: 1\n  shop/__init__.py: 1\n");
+    expect(text.match(/"summ" is not defined/g)).toHaveLength(1);
+  });
+});

@@ -1,4 +1,5 @@
 /** diagnostics: one file's (fresh, or said not to be), or the project-wide check of every root by its checker. */
+import path from "node:path";
 import type { Diagnostic } from "vscode-languageserver-protocol";
 import { ToolError } from "../errors.js";
 import { confineExisting } from "../files/paths.js";
@@ -12,7 +13,7 @@ import {
   groupedDiagnosticLines,
   sortDiagnostics,
 } from "./diagnostics.js";
-import { runCheck } from "./project-check.js";
+import { type CheckRun, runCheck } from "./project-check.js";
 import type { DiagnosticRow, LspAnswer } from "./schema.js";
 import { type LspBase, snippetReader } from "./target.js";
 
@@ -76,8 +77,7 @@ export async function projectDiagnostics(
       "No project root of any known language was found in the workdir, so there is nothing to check.",
     );
   const reader = snippetReader(base);
-  const rows: DiagnosticRow[] = [];
-  const notes: string[] = [];
+  const runs: CheckRun[] = [];
   let done = 0;
   for (const { spec, root } of jobs) {
     await progress({
@@ -85,21 +85,26 @@ export async function projectDiagnostics(
       total: jobs.length,
       message: `${spec.id} in ${reader.rel(root) || "."}`,
     });
-    const run = await runCheck(
-      spec,
-      root,
-      base.workdir,
-      processes,
-      signal,
-      base.supervisor.home,
-      base.supervisor.trusted,
+    runs.push(
+      await runCheck(
+        spec,
+        root,
+        base.workdir,
+        processes,
+        signal,
+        base.supervisor.home,
+        base.supervisor.trusted,
+      ),
     );
     done++;
-    const where = `${spec.id} @ ${reader.rel(root) || "."}`;
-    if (run.outcome !== "fresh") notes.push(`${where}: ${run.outcome}${run.note ? ` (${run.note})` : ""}`);
-    else notes.push(`${where}: ${run.command} → ${plural(run.rows.length, "finding")}`);
-    for (const row of run.rows) rows.push({ ...row, path: reader.rel(row.path) });
   }
+  const owned = ownedRows(runs);
+  const notes = runs.map((run, i) => {
+    const where = `${run.server} @ ${reader.rel(run.root) || "."}`;
+    if (run.outcome !== "fresh") return `${where}: ${run.outcome}${run.note ? ` (${run.note})` : ""}`;
+    return `${where}: ${run.command} → ${plural(owned[i]!.length, "finding")}`;
+  });
+  const rows = uniqueRows(owned.flat()).map((row) => ({ ...row, path: reader.rel(row.path) }));
   const order = (r: DiagnosticRow) => (r.severity === "error" ? 0 : r.severity === "warning" ? 1 : 2);
   rows.sort((a, b) => order(a) - order(b) || a.path.localeCompare(b.path) || a.line - b.line);
   const perFile = new Map<string, number>();
@@ -144,4 +149,35 @@ function countText(items: Diagnostic[]): string {
 function freshnessHeader(found: FileDiagnostics, server: string): string {
   if (found.freshness === "fresh") return `Diagnostics (${server}, fresh) for`;
   return `Diagnostics (${server}, ${found.freshness.toUpperCase()}: ${found.why}; may be out of date — not a clean bill) for`;
+}
+
+/**
+ * Each run's findings in the files its root owns: a nested root of the same server (requests' docs/ beside its
+ * pyproject.toml) is checked by its own run, and a checker that looks upward for its configuration (pyright) reports
+ * the outer project's files again. A file stays with a run whose owner did not check (its findings are all there is).
+ */
+function ownedRows(runs: readonly CheckRun[]): DiagnosticRow[][] {
+  return runs.map((run) => {
+    const fresh = runs.filter((r) => r.server === run.server && r.outcome === "fresh").map((r) => r.root);
+    return run.rows.filter((row) => {
+      const owner = innermost(fresh, row.path);
+      return owner === undefined || owner === run.root;
+    });
+  });
+}
+
+function innermost(roots: readonly string[], file: string): string | undefined {
+  const holding = roots.filter((root) => file.startsWith(root.endsWith(path.sep) ? root : root + path.sep));
+  return holding.sort((a, b) => b.length - a.length)[0];
+}
+
+/** Identical findings (two servers' checkers of one file, tsgo and typescript-language-server) listed once. */
+function uniqueRows(rows: readonly DiagnosticRow[]): DiagnosticRow[] {
+  const seen = new Set<string>();
+  return rows.filter((r) => {
+    const key = JSON.stringify([r.path, r.line, r.column, r.severity, r.code, r.message]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
