@@ -136,5 +136,7 @@ export const CLIENT_CAPABILITIES = {
       isPreferredSupport: true,
     },
     rename: { prepareSupport: true },
+    callHierarchy: { dynamicRegistration: false },
+    typeHierarchy: { dynamicRegistration: false },
   },
 } as const;

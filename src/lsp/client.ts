@@ -44,6 +44,8 @@ export class LspClient {
   readonly startedAt = performance.now();
   lastError: string | undefined;
   capabilities: ServerCapabilities = {};
+  /** What the server says its version is (initialize's serverInfo), when it says. */
+  serverVersion: string | undefined;
   /** "utf-16" unless the server chose otherwise. */
   encoding = "utf-16";
   consecutiveTimeouts = 0;
@@ -132,6 +134,7 @@ export class LspClient {
       timeoutMs,
     );
     this.capabilities = result.capabilities;
+    this.serverVersion = result.serverInfo?.version;
     this.encoding = result.capabilities.positionEncoding ?? "utf-16";
     await connection.sendNotification("initialized", {});
     if (this.state === "starting") this.state = this.#progress.size ? "indexing" : "ready";
@@ -165,7 +168,7 @@ export class LspClient {
       if (error instanceof RequestTimeout) this.consecutiveTimeouts++;
       if (signal?.aborted) throw signal.reason;
       if (error instanceof ResponseError && !this.#isCrashed())
-        throw new ServerRefusal(this.spec.name, method, error.message);
+        throw new ServerRefusal(this.spec.name, method, error.message, error.code);
       // The state may have changed while the request was pending (the server died meanwhile).
       if (this.#isCrashed()) {
         throw new ToolError(

@@ -7,8 +7,10 @@ import { plural } from "../files/text.js";
 import { codeActions } from "./code-actions.js";
 import { uriPath } from "./diagnostics.js";
 import { asLocations, hoverText, NOT_SHOWN, type SnippetReader } from "./format.js";
-import type { LspAnswer, NavigationAction, Place } from "./schema.js";
+import { hierarchy } from "./hierarchy.js";
+import type { HierarchyDirection, LspAnswer, NavigationAction, Place } from "./schema.js";
 import {
+  CONFIRM_PAUSE_MS,
   describeTarget,
   fileUri,
   type LspBase,
@@ -18,10 +20,19 @@ import {
 } from "./target.js";
 
 const MAX_REFERENCES = 50;
-/** A server younger than this may still be analysing the workspace; its reference lists are confirmed. */
-const CONFIRM_PAUSE_MS = 300;
 
-const METHOD: Record<Exclude<NavigationAction, "code_actions" | "hover">, string> = {
+type LocationAction = Exclude<
+  NavigationAction,
+  "code_actions" | "hover" | "call_hierarchy" | "type_hierarchy"
+>;
+
+/** What call_hierarchy and type_hierarchy take beside the target. */
+export interface HierarchyOptions {
+  readonly direction?: HierarchyDirection | undefined;
+  readonly depth?: number | undefined;
+}
+
+const METHOD: Record<LocationAction, string> = {
   definition: "textDocument/definition",
   type_definition: "textDocument/typeDefinition",
   implementation: "textDocument/implementation",
@@ -34,7 +45,13 @@ export async function navigate(
   t: Target,
   action: NavigationAction,
   signal: AbortSignal,
+  options: HierarchyOptions = {},
 ): Promise<LspAnswer> {
+  if (action === "call_hierarchy" || action === "type_hierarchy") {
+    requireCapability(t.client, action, base.supervisor.runningClients());
+    const direction = options.direction ?? (action === "call_hierarchy" ? "incoming" : "supertypes");
+    return hierarchy(base, t, direction, options.depth ?? 1, signal);
+  }
   requireCapability(t.client, action);
   const where = describeTarget(t.target);
   if (action === "hover") return hover(base, t, where, signal);
@@ -75,7 +92,7 @@ function textDocumentOf(t: Target): { uri: string } {
 async function locationsOf(
   base: LspBase,
   t: Target,
-  action: Exclude<NavigationAction, "hover" | "code_actions">,
+  action: LocationAction,
   signal: AbortSignal,
 ): Promise<(Location | LocationLink)[]> {
   const textDocument = textDocumentOf(t);

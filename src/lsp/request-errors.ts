@@ -9,6 +9,8 @@ export class ServerRefusal extends Error {
     readonly server: string,
     readonly method: string,
     message: string,
+    /** The JSON-RPC error code (-32601: the server does not implement the method). */
+    readonly code: number,
   ) {
     super(message);
   }

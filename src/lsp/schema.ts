@@ -38,6 +38,8 @@ export const LSP_ACTIONS = [
   "hover",
   "symbols",
   "code_actions",
+  "call_hierarchy",
+  "type_hierarchy",
   "status",
   "reload",
 ] as const;
@@ -51,8 +53,13 @@ export const NAVIGATION_ACTIONS = [
   "references",
   "hover",
   "code_actions",
+  "call_hierarchy",
+  "type_hierarchy",
 ] as const satisfies readonly LspAction[];
 export type NavigationAction = (typeof NAVIGATION_ACTIONS)[number];
+
+export const HIERARCHY_DIRECTIONS = ["incoming", "outgoing", "supertypes", "subtypes"] as const;
+export type HierarchyDirection = (typeof HIERARCHY_DIRECTIONS)[number];
 
 /** How lsp and lsp_rename address a symbol: a line and the name as written on it — never a column. */
 export const locator = {
@@ -71,6 +78,19 @@ export const lspInput = {
   line: locator.line.optional(),
   symbol: locator.symbol.optional(),
   query: z.string().optional().describe("For symbols: a workspace search."),
+  direction: z
+    .enum(HIERARCHY_DIRECTIONS)
+    .optional()
+    .describe(
+      "call_hierarchy: incoming (its callers, the default) or outgoing (what it calls); type_hierarchy: supertypes (the default) or subtypes.",
+    ),
+  depth: z
+    .number()
+    .int()
+    .min(1)
+    .max(3)
+    .optional()
+    .describe("call_hierarchy, type_hierarchy: how many levels to follow, 1-3 (default 1)."),
 };
 export type LspArgs = z.infer<z.ZodObject<typeof lspInput>>;
 
@@ -102,6 +122,24 @@ export const symbolRowSchema = z.object({
 });
 export type SymbolRow = z.infer<typeof symbolRowSchema>;
 
+export const hierarchyRowSchema = z.object({
+  depth: z
+    .number()
+    .int()
+    .describe("0 for the item at the target, 1 for its callers (or callees, or types), ..."),
+  name: z.string(),
+  kind: z.string(),
+  path: z.string(),
+  line: z.number().int(),
+  parent: z.number().int().optional().describe("Index of the row this one is a caller, callee or type of."),
+  sites: z.array(z.number().int()).optional().describe("Lines of the calls, in the caller's file."),
+  not_followed: z
+    .string()
+    .optional()
+    .describe("Why this item's own callers, callees or types are not listed."),
+});
+export type HierarchyRow = z.infer<typeof hierarchyRowSchema>;
+
 export const lspOutput = {
   action: z.string(),
   server: z.string().optional(),
@@ -110,6 +148,10 @@ export const lspOutput = {
   total: z.number().int().optional(),
   hover: z.string().optional(),
   symbols: z.array(symbolRowSchema).optional(),
+  hierarchy: z
+    .array(hierarchyRowSchema)
+    .optional()
+    .describe("For call_hierarchy and type_hierarchy: the tree in preorder."),
   searched: z
     .array(z.string())
     .optional()

@@ -10,7 +10,7 @@ import type { ProcessTracker } from "../proc/tracker.js";
 import { WriteDiagnostics } from "./after-write.js";
 import { fileDiagnostics, projectDiagnostics } from "./diagnose.js";
 import { DiagnosticsJournal } from "./journal.js";
-import { navigate } from "./navigation.js";
+import { type HierarchyOptions, navigate } from "./navigation.js";
 import { rename } from "./rename.js";
 import type { AfterWriteDiagnostics, LspAnswer, NavigationAction, RenameAnswer } from "./schema.js";
 import type { LspSupervisor } from "./supervisor.js";
@@ -57,8 +57,9 @@ export class LanguageService implements LspBase {
     line: number,
     symbol: string,
     signal: AbortSignal,
+    options: HierarchyOptions = {},
   ): Promise<LspAnswer> {
-    const answer = await navigate(this, await findTarget(this, file, line, symbol), action, signal);
+    const answer = await navigate(this, await findTarget(this, file, line, symbol), action, signal, options);
     const server = answer.structured.server;
     if (!server || this.supervisor.trusted || this.#toldTrust.has(server)) return answer;
     this.#toldTrust.add(server);

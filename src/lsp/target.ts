@@ -29,6 +29,9 @@ export interface Target {
   readonly target: LspTarget;
 }
 
+/** The pause between two asks of a server that may still be analysing the workspace (its answers are confirmed). */
+export const CONFIRM_PAUSE_MS = 300;
+
 /** Reads snippets for answers from the workdir and the run's library roots only. */
 export function snippetReader(base: LspBase): SnippetReader {
   return new SnippetReader(base.workdir, libraryRoots(base.supervisor.home));
@@ -44,6 +47,8 @@ export const CAPABILITY: Record<
   references: "referencesProvider",
   hover: "hoverProvider",
   code_actions: "codeActionProvider",
+  call_hierarchy: "callHierarchyProvider",
+  type_hierarchy: "typeHierarchyProvider",
   symbols_file: "documentSymbolProvider",
   symbols_query: "workspaceSymbolProvider",
   rename: "renameProvider",
@@ -81,13 +86,23 @@ export async function findTarget(base: LspBase, file: string, line: number, symb
   return { client, languageId, file: confined.real, position, target };
 }
 
-export function requireCapability(client: LspClient, action: keyof typeof CAPABILITY): void {
+/** Refuses an action the server does not advertise; with `others`, names the running servers that have it. */
+export function requireCapability(
+  client: LspClient,
+  action: keyof typeof CAPABILITY,
+  others?: readonly LspClient[],
+): void {
   const capability = CAPABILITY[action];
-  if (!client.capabilities[capability]) {
-    throw new ToolError(
-      `${client.spec.name} does not support ${action.replace("_", " ")} (it does not advertise ${capability}). Try another action.`,
-    );
-  }
+  if (client.capabilities[capability]) return;
+  const having = [...new Set((others ?? []).filter((c) => c.capabilities[capability]).map((c) => c.spec.id))];
+  const elsewhere = !others
+    ? " Try another action."
+    : having.length
+      ? ` Of the servers running here, ${having.join(", ")} ${having.length === 1 ? "has" : "have"} it (for ${having.length === 1 ? "its" : "their"} own files).`
+      : " None of the servers running here has it.";
+  throw new ToolError(
+    `${client.spec.name} does not support ${action.replace("_", " ")} (it does not advertise ${capability}).${elsewhere}`,
+  );
 }
 
 export function describeTarget(t: LspTarget): string {

@@ -22,6 +22,7 @@ export const lspTool = defineTool({
     "Ask the project's language server (pyright, TypeScript, gopls, clangd, rust-analyzer, dart).",
     "Address a symbol by `line` (1-based) and `symbol` (its name as written on that line) — never a column.",
     "Actions: definition, type_definition, implementation, references (at most 50), hover, code_actions: file + line + symbol;",
+    "call_hierarchy (direction incoming: its callers, or outgoing: what it calls; call sites are lines of the caller) and type_hierarchy (supertypes or subtypes): file + line + symbol, `depth` 1-3 levels;",
     'symbols: `file` for its outline, or `query` to search the workspace (add `file` to pick which server searches); diagnostics: `file`, or "*" for the project-wide check;',
     "status: which servers run and why others cannot; reload: restart the server of `file` (or all).",
     "Diagnostics say whether they are fresh; stale ones are never a clean bill.",
@@ -59,25 +60,58 @@ const navigate: Handler = async (args, lsp, ctx) => {
     );
   }
   await lsp.settleTrust(args.file, ctx);
-  return lsp.navigate(args.action as NavigationAction, args.file!, args.line!, args.symbol!, ctx.signal);
+  return lsp.navigate(args.action as NavigationAction, args.file!, args.line!, args.symbol!, ctx.signal, {
+    direction: args.direction,
+    depth: args.depth,
+  });
 };
+
+const DIRECTIONS = {
+  call_hierarchy: ["incoming", "outgoing"],
+  type_hierarchy: ["supertypes", "subtypes"],
+} as const;
+
+/** A hierarchy's direction must be its own; direction and depth mean nothing to the other actions. */
+const hierarchy =
+  (action: keyof typeof DIRECTIONS): Handler =>
+  (args, lsp, ctx) => {
+    const allowed: readonly string[] = DIRECTIONS[action];
+    if (args.direction !== undefined && !allowed.includes(args.direction))
+      throw new ToolError(
+        `\`direction\` "${args.direction}" is not one of ${action}'s: ${allowed.map((d) => `"${d}"`).join(" or ")}.`,
+      );
+    return navigate(args, lsp, ctx);
+  };
+
+const plain =
+  (handler: Handler): Handler =>
+  (args, lsp, ctx) => {
+    const extra = (["direction", "depth"] as const).filter((k) => args[k] !== undefined);
+    if (extra.length)
+      throw new ToolError(
+        `${extra.map((k) => `\`${k}\``).join(" and ")} ${extra.length === 1 ? "is" : "are"} for call_hierarchy and type_hierarchy only; ${args.action} does not take ${extra.length === 1 ? "it" : "them"}.`,
+      );
+    return handler(args, lsp, ctx);
+  };
 
 /** One handler per action: an action without one is a type error, never a fall-through to another. */
 const HANDLERS: Record<LspAction, Handler> = {
-  definition: navigate,
-  type_definition: navigate,
-  implementation: navigate,
-  references: navigate,
-  hover: navigate,
-  code_actions: navigate,
-  symbols: async (args, lsp, ctx) => {
+  definition: plain(navigate),
+  type_definition: plain(navigate),
+  implementation: plain(navigate),
+  references: plain(navigate),
+  hover: plain(navigate),
+  code_actions: plain(navigate),
+  call_hierarchy: hierarchy("call_hierarchy"),
+  type_hierarchy: hierarchy("type_hierarchy"),
+  symbols: plain(async (args, lsp, ctx) => {
     if (args.file === undefined && args.query === undefined)
       throw new ToolError("symbols needs `file` (its outline) or `query` (a workspace search).");
     // Without a file, only running servers search: nothing starts.
     if (args.file !== undefined) await lsp.settleTrust(args.file, ctx);
     return lsp.symbols({ file: args.file, query: args.query }, ctx.signal);
-  },
-  diagnostics: async (args, lsp, ctx) => {
+  }),
+  diagnostics: plain(async (args, lsp, ctx) => {
     if (!args.file)
       throw new ToolError(
         'diagnostics needs `file`: a file of the project, or "*" for the project-wide check.',
@@ -86,13 +120,13 @@ const HANDLERS: Record<LspAction, Handler> = {
     return args.file === "*"
       ? lsp.projectDiagnostics(ctx.signal, (p) => ctx.progress(p))
       : lsp.fileDiagnostics(args.file, ctx.signal);
-  },
-  status: (_args, lsp) => lsp.status(),
-  reload: async (args, lsp, ctx) => {
+  }),
+  status: plain((_args, lsp) => lsp.status()),
+  reload: plain(async (args, lsp, ctx) => {
     // Without a file, the running servers restart as they run: nothing new starts.
     if (args.file !== undefined) await lsp.settleTrust(args.file, ctx);
     return lsp.reload(args.file);
-  },
+  }),
 };
 
 async function runAction(args: LspArgs, lsp: LanguageService, ctx: ToolContext): Promise<LspAnswer> {

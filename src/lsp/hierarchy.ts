@@ -1,0 +1,272 @@
+/**
+ * call_hierarchy and type_hierarchy: the item at the target (prepare…), then its callers or callees, supertypes or
+ * subtypes, level by level to the depth asked, as one tree — each item once (a cycle or a second path to it says
+ * "shown above"), items outside the workdir named but not followed, the requests bounded.
+ */
+import type {
+  CallHierarchyIncomingCall,
+  CallHierarchyItem,
+  CallHierarchyOutgoingCall,
+  Range,
+  TypeHierarchyItem,
+} from "vscode-languageserver-protocol";
+import { ToolError } from "../errors.js";
+import { plural } from "../files/text.js";
+import { uriPath } from "./diagnostics.js";
+import { NOT_SHOWN, type SnippetReader, SYMBOL_KINDS } from "./format.js";
+import { ServerRefusal } from "./request-errors.js";
+import type { HierarchyDirection, HierarchyRow, LspAnswer } from "./schema.js";
+import { CONFIRM_PAUSE_MS, fileUri, type LspBase, snippetReader, type Target } from "./target.js";
+
+/** Items shown in one answer, call sites under each, and requests made for one answer. */
+const MAX_ROWS = 50;
+const MAX_SITES = 3;
+const MAX_REQUESTS = 40;
+
+type Item = CallHierarchyItem | TypeHierarchyItem;
+
+interface Node {
+  readonly item: Item;
+  /** Where the calls are: in the caller's file (incoming) or the parent's (outgoing); none for types. */
+  readonly sites: readonly Range[];
+  readonly sitesUri?: string;
+  children: Node[];
+  /** Why its children are not listed. */
+  cut?: "shown above" | "not followed: outside the workdir" | "not followed: request budget spent";
+}
+
+const METHODS: Record<HierarchyDirection, { prepare: string; method: string }> = {
+  incoming: { prepare: "textDocument/prepareCallHierarchy", method: "callHierarchy/incomingCalls" },
+  outgoing: { prepare: "textDocument/prepareCallHierarchy", method: "callHierarchy/outgoingCalls" },
+  supertypes: { prepare: "textDocument/prepareTypeHierarchy", method: "typeHierarchy/supertypes" },
+  subtypes: { prepare: "textDocument/prepareTypeHierarchy", method: "typeHierarchy/subtypes" },
+};
+
+/** The hierarchy at the target, `depth` levels deep. */
+export async function hierarchy(
+  base: LspBase,
+  t: Target,
+  direction: HierarchyDirection,
+  depth: number,
+  signal: AbortSignal,
+): Promise<LspAnswer> {
+  const action = direction === "incoming" || direction === "outgoing" ? "call_hierarchy" : "type_hierarchy";
+  const timeout = base.supervisor.timeouts.requestMs;
+  const ask = <T>(method: string, params: unknown) =>
+    t.client.request<T>(method, params, timeout, signal).catch((error: unknown) => {
+      throw notImplemented(error, t, direction) ?? error;
+    });
+  const { prepare, method } = METHODS[direction];
+  const textDocument = { uri: t.client.documents.get(fileUri(t.file))?.uri ?? fileUri(t.file) };
+  let items = await ask<Item[] | null>(prepare, { textDocument, position: t.position });
+  if (!items?.length && t.client.progressTitles.length && (await t.client.settled(timeout, 0, signal)))
+    items = await ask<Item[] | null>(prepare, { textDocument, position: t.position });
+  const server = t.client.spec.id;
+  const label = action.replace("_", " ");
+  if (!items?.length)
+    throw new ToolError(
+      `${server} has no ${label} item for \`${t.target.identifier}\` at ${t.target.path}:${t.target.line}: ${action === "call_hierarchy" ? "it is not a function, method or constructor" : "it is not a class, interface or other type"} as the server sees it. Address a ${action === "call_hierarchy" ? "function's" : "type's"} name, where it is defined or used.`,
+    );
+  const reader = snippetReader(base);
+  // A server started moments ago may answer from a half-analysed workspace (pyright, as for references): where the
+  // catalog says so, the first level of callers is asked again until two answers agree.
+  const confirmMs = t.client.spec.confirmReferencesMs;
+  const young = direction === "incoming" && confirmMs && performance.now() - t.client.startedAt < confirmMs;
+  const next = async (item: Item, level: number) => {
+    let raw = await ask<unknown[] | null>(method, { item });
+    const deadline = performance.now() + timeout;
+    for (let previous = -1; young && level === 0 && (raw?.length ?? 0) !== previous; ) {
+      if (performance.now() > deadline) break;
+      previous = raw?.length ?? 0;
+      await new Promise((r) => setTimeout(r, CONFIRM_PAUSE_MS));
+      raw = await ask<unknown[] | null>(method, { item });
+    }
+    return raw;
+  };
+  const walk = new Walk(reader, direction, next);
+  const roots = await walk.expand(
+    items.map((item) => ({ item, sites: [], children: [] })),
+    depth,
+  );
+  return render(reader, direction, depth, roots, server, t);
+}
+
+/** A server that advertises the capability yet answers "method not found" (clangd 14: no outgoing calls, and only its own pre-standard type hierarchy). */
+function notImplemented(error: unknown, t: Target, direction: HierarchyDirection): ToolError | undefined {
+  if (!(error instanceof ServerRefusal) || error.code !== -32601) return undefined;
+  const number = /\d+(\.\d+)+/.exec(t.client.serverVersion ?? "")?.[0];
+  const version = number ? ` ${number}` : "";
+  const other = {
+    incoming: "outgoing",
+    outgoing: "incoming",
+    supertypes: "subtypes",
+    subtypes: "supertypes",
+  }[direction];
+  const alternative = error.method.startsWith("textDocument/prepare")
+    ? "Use references or implementation instead."
+    : `The ${other} direction may still answer.`;
+  return new ToolError(
+    `${t.client.spec.name}${version} does not implement ${error.method} (it answered "method not found", though it advertises ${direction === "incoming" || direction === "outgoing" ? "callHierarchyProvider" : "typeHierarchyProvider"}). ${alternative}`,
+  );
+}
+
+/** Follows the hierarchy level by level, each item at most once, within the request budget. */
+class Walk {
+  readonly #seen = new Set<string>();
+  #requests = 0;
+  constructor(
+    readonly reader: SnippetReader,
+    readonly direction: HierarchyDirection,
+    readonly next: (item: Item, level: number) => Promise<unknown[] | null>,
+  ) {}
+
+  async expand(roots: Node[], depth: number): Promise<Node[]> {
+    let level = roots;
+    for (const root of roots) this.#seen.add(keyOf(root.item));
+    for (let d = 0; d < depth && level.length; d++) {
+      const open = level.filter((node) => this.#open(node));
+      await Promise.all(open.map(async (node) => (node.children = await this.#children(node, d))));
+      level = open.flatMap((node) => node.children);
+    }
+    return roots;
+  }
+
+  /** Whether a node's children are asked for; otherwise it says why not. */
+  #open(node: Node): boolean {
+    if (node.cut) return false;
+    if (
+      !this.reader.shows(uriPath(node.item.uri)) ||
+      !uriPath(node.item.uri).startsWith(this.reader.workdir)
+    ) {
+      node.cut = "not followed: outside the workdir";
+      return false;
+    }
+    if (this.#requests >= MAX_REQUESTS) {
+      node.cut = "not followed: request budget spent";
+      return false;
+    }
+    this.#requests++;
+    return true;
+  }
+
+  async #children(node: Node, level: number): Promise<Node[]> {
+    const raw = (await this.next(node.item, level)) ?? [];
+    const children = raw.map((entry): Node => {
+      if (this.direction === "incoming") {
+        const call = entry as CallHierarchyIncomingCall;
+        return { item: call.from, sites: call.fromRanges, sitesUri: call.from.uri, children: [] };
+      }
+      if (this.direction === "outgoing") {
+        const call = entry as CallHierarchyOutgoingCall;
+        return { item: call.to, sites: call.fromRanges, sitesUri: node.item.uri, children: [] };
+      }
+      return { item: entry as TypeHierarchyItem, sites: [], children: [] };
+    });
+    children.sort((a, b) => keyOf(a.item).localeCompare(keyOf(b.item), undefined, { numeric: true }));
+    for (const child of children) {
+      const key = keyOf(child.item);
+      if (this.#seen.has(key)) child.cut = "shown above";
+      this.#seen.add(key);
+    }
+    return children;
+  }
+}
+
+function keyOf(item: Item): string {
+  const at = item.selectionRange.start;
+  return `${item.uri}#${String(at.line).padStart(7, "0")}:${at.character}`;
+}
+
+const NOUN: Record<HierarchyDirection, [string, string]> = {
+  incoming: ["caller", "Callers"],
+  outgoing: ["callee", "Callees"],
+  supertypes: ["supertype", "Supertypes"],
+  subtypes: ["subtype", "Subtypes"],
+};
+
+/** The tree as text (preorder, two spaces a level) and as flat rows for the harness. */
+function render(
+  reader: SnippetReader,
+  direction: HierarchyDirection,
+  depth: number,
+  roots: readonly Node[],
+  server: string,
+  t: Target,
+): LspAnswer {
+  const rows: HierarchyRow[] = [];
+  const lines: string[] = [];
+  let total = 0;
+  let shown = 0;
+  const visit = (node: Node, level: number, parent: number | undefined) => {
+    total++;
+    if (shown >= MAX_ROWS) return;
+    shown++;
+    const index = rows.length;
+    rows.push(rowOf(reader, node, level, parent));
+    if (level > 0) lines.push(itemLine(reader, node, level));
+    lines.push(...siteLines(reader, node, level));
+    for (const child of node.children) visit(child, level + 1, index);
+  };
+  for (const root of roots) {
+    const row = rowOf(reader, root, 0, undefined);
+    lines.push(
+      `${NOUN[direction][1]} of \`${root.item.name}\` (${kindOf(root.item)}, ${row.path}:${row.line})${depth > 1 ? `, ${depth} levels` : ""}: ${countOf(root, direction)}`,
+    );
+    visit(root, 0, undefined);
+  }
+  const more = total > shown ? [`(showing ${shown} of ${total} items)`] : [];
+  return {
+    text: [...lines, ...more].join("\n"),
+    structured: {
+      action: direction === "incoming" || direction === "outgoing" ? "call_hierarchy" : "type_hierarchy",
+      server,
+      target: t.target,
+      hierarchy: rows,
+      total,
+    },
+  };
+}
+
+function countOf(root: Node, direction: HierarchyDirection): string {
+  const n = root.children.length;
+  const sites = root.children.reduce((sum, c) => sum + c.sites.length, 0);
+  const calls = direction === "incoming" || direction === "outgoing" ? `, ${plural(sites, "call site")}` : "";
+  if (n === 0) return `none${root.cut ? ` (${root.cut})` : ""}`;
+  return `${plural(n, NOUN[direction][0])}${calls}`;
+}
+
+function kindOf(item: Item): string {
+  return SYMBOL_KINDS[item.kind] || "symbol";
+}
+
+function itemLine(reader: SnippetReader, node: Node, level: number): string {
+  const indent = "  ".repeat(level);
+  const at = `${reader.rel(uriPath(node.item.uri))}:${node.item.selectionRange.start.line + 1}`;
+  const calls = node.sites.length > 1 ? ` — ${node.sites.length} calls` : "";
+  return `${indent}${node.item.name} (${kindOf(node.item)}) ${at}${calls}${node.cut ? ` (${node.cut})` : ""}`;
+}
+
+/** The call sites under an item, in the file they are in (the caller's), a few at most. */
+function siteLines(reader: SnippetReader, node: Node, level: number): string[] {
+  if (!node.sitesUri || node.sites.length === 0) return [];
+  const file = uriPath(node.sitesUri);
+  const indent = "  ".repeat(level + 1);
+  const lines = [...new Set(node.sites.map((r) => r.start.line))].sort((a, b) => a - b);
+  const quote = (line0: number) => (reader.shows(file) ? reader.line(file, line0) : NOT_SHOWN);
+  const rows = lines.slice(0, MAX_SITES).map((l) => `${indent}${l + 1}  ${quote(l)}`);
+  if (lines.length > MAX_SITES) rows.push(`${indent}+${plural(lines.length - MAX_SITES, "more line")}`);
+  return rows;
+}
+
+function rowOf(reader: SnippetReader, node: Node, level: number, parent: number | undefined): HierarchyRow {
+  return {
+    depth: level,
+    name: node.item.name,
+    kind: kindOf(node.item),
+    path: reader.rel(uriPath(node.item.uri)),
+    line: node.item.selectionRange.start.line + 1,
+    ...(parent === undefined ? {} : { parent }),
+    ...(node.sitesUri ? { sites: node.sites.map((r) => r.start.line + 1) } : {}),
+    ...(node.cut ? { not_followed: node.cut } : {}),
+  };
+}
