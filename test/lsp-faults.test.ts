@@ -216,7 +216,10 @@ describe("lsp: why a server cannot serve, and bad input", () => {
     const client = await run.link({ surface: "plan" });
     const lsp = (args: Record<string, unknown>) => call(client, "lsp", args).then(textOf);
     expect(await lsp({ action: "definition", file: "a.py", line: 3 })).toBe(
-      "definition needs `file`, `line` and `symbol` (the name as written on that line — a column is never guessed); missing: `symbol`.",
+      "definition needs `file` and `symbol` (the name as written; with `line` when it occurs more than once in the file — a column is never guessed); missing: `symbol`.",
+    );
+    expect(await lsp({ action: "code_actions", file: "a.py", symbol: "x" })).toBe(
+      "code_actions needs `file`, `line` and `symbol` (the name as written on that line — a column is never guessed); missing: `line`.",
     );
     expect(await lsp({ action: "symbols" })).toBe(
       "symbols needs `file` (its outline) or `query` (a workspace search).",

@@ -415,6 +415,24 @@ describe("call_hierarchy: bad input, cycles and a wide tree (tsgo)", () => {
     );
   });
 
+  it("by name alone: the one line where it occurs in code, said in the answer; a name on several lines is listed, never guessed", async () => {
+    const once = await lsp({ action: "call_hierarchy", file: "a.ts", symbol: "caller7" });
+    expect(textOf(once)).toBe(
+      'Callers of `caller7` (function, a.ts:32): none (no `line` given: line 32 is the one line where "caller7" occurs in code)',
+    );
+    expect(once.structuredContent).toMatchObject({ target: { line: 32, identifier: "caller7" } });
+    const twice = await lsp({ action: "definition", file: "a.ts", symbol: "pong" });
+    expect(twice.isError).toBe(true);
+    expect(textOf(twice)).toBe(
+      '`symbol` "pong" occurs 2 times in this file\'s code, so `line` is needed; it occurs on:\n  2  return n > 0 ? pong(n - 1) : 0;\n  4  export function pong(n: number): number {',
+    );
+    const wide = textOf(await lsp({ action: "references", file: "a.ts", symbol: "leaf" }));
+    expect(wide).toMatch(
+      /^`symbol` "leaf" occurs 61 times .*\n {2}8 {2}export function leaf\(\): number \{\n/,
+    );
+    expect(wide).toMatch(/\n {2}\+41 more lines$/);
+  });
+
   it("bad arguments are refused by name before any server is asked", async () => {
     const wrong = await lsp({
       action: "call_hierarchy",
@@ -433,7 +451,9 @@ describe("call_hierarchy: bad input, cycles and a wide tree (tsgo)", () => {
     const deep = await lsp({ action: "call_hierarchy", file: "a.ts", line: 1, symbol: "ping", depth: 4 });
     expect(deep.isError).toBe(true);
     expect(textOf(deep)).toMatch(/depth/);
-    const missing = await lsp({ action: "type_hierarchy", file: "a.ts", symbol: "ping" });
-    expect(textOf(missing)).toMatch(/^type_hierarchy needs `file`, `line` and `symbol`/);
+    const missing = await lsp({ action: "type_hierarchy", file: "a.ts", line: 1 });
+    expect(textOf(missing)).toBe(
+      "type_hierarchy needs `file` and `symbol` (the name as written; with `line` when it occurs more than once in the file — a column is never guessed); missing: `symbol`.",
+    );
   });
 });

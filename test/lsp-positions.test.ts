@@ -29,6 +29,33 @@ describe("locateSymbol: line + symbol, never a column", () => {
     expect(analyse(`${code}`, "c")).toBe(analyse(code.slice(0), "c"));
   });
 
+  it("without a line: the one line where the name occurs in code, said in the note", () => {
+    const py = '"""load the shop"""\n# load it\nx = 1\ndef load(path):\n    return path\nloader = 2\n';
+    expect(locateSymbol(py, undefined, "load", "python")).toEqual({
+      line: 3,
+      character: 4,
+      identifier: "load",
+      occurrence: 1,
+      of: 1,
+      note: 'no `line` given: line 4 is the one line where "load" occurs in code',
+    });
+  });
+
+  it("without a line, a name that occurs twice (or twice on one line) is an error listing where, never a guess", () => {
+    const py = "def load(path):\n    return path\n\nx = load(1) + load(2)\n";
+    expect(() => locateSymbol(py, undefined, "load", "python")).toThrow(
+      '`symbol` "load" occurs 3 times in this file\'s code, so `line` is needed; it occurs on:\n  1  def load(path):\n  4 (2 times)  x = load(1) + load(2)',
+    );
+    expect(() => locateSymbol('s = "load"  # load\nloader = 1\n', undefined, "load", "python")).toThrow(
+      '`symbol` "load" does not occur as a name in this file\'s code (only inside strings, comments or longer names), so there is no line to take; check the name, or give `line`.',
+    );
+    const many = Array.from({ length: 30 }, (_, i) => `f${i} = load`).join("\n");
+    const listed = () => locateSymbol(many, undefined, "load", "python");
+    expect(listed).toThrow(
+      /occurs 30 times .*\n {2}1 {2}f0 = load\n[\s\S]*\n {2}20 {2}f19 = load\n {2}\+10 more lines$/,
+    );
+  });
+
   it("a dotted symbol targets its last name", () => {
     const hit = locateSymbol("x = cfg.load(path)\n", 1, "cfg.load", "python");
     expect(hit.character).toBe(8);

@@ -201,3 +201,167 @@ describe("identifierProblem: what a rename may name a symbol", () => {
     expect(identifierProblem("", "python")).toMatch(/^is not a Python identifier/);
   });
 });
+
+describe("lsp_rename with new_path: a file moved with the imports its servers update", () => {
+  const TS = {
+    "tsconfig.json": '{ "compilerOptions": { "strict": true, "module": "nodenext", "target": "es2022" } }\n',
+    "package.json": '{ "type": "module" }\n',
+    "src/consts.ts": "export const RATE = 2;\n",
+    "src/util.ts":
+      'import { RATE } from "./consts.js";\nexport function helper(n: number): number {\n  return n * RATE;\n}\n',
+    "src/main.ts": 'import { helper } from "./util.js";\nconsole.log(helper(1));\n',
+    "src/deep/other.ts": 'import { helper } from "../util.js";\nexport const two = helper(2);\n',
+  };
+
+  it("tsgo: every import of the file and the file's own imports, then diagnostics on write", async () => {
+    const workdir = await workdirWith(TS);
+    const run = track(await createRun({ workdir, approver: "always" }));
+    const result = await call(await run.link({ surface: "full" }), "lsp_rename", {
+      file: "src/util.ts",
+      new_path: "src/lib/util.ts",
+    });
+    expect(textOf(result)).toBe(
+      [
+        "Moved src/util.ts → src/lib/util.ts; tsgo updated what refers to it: 3 edits.",
+        "  src/deep/other.ts (1 edit)",
+        "  src/lib/util.ts (1 edit)",
+        "  src/main.ts (1 edit)",
+        "",
+        "Diagnostics after this write: nothing new.",
+      ].join("\n"),
+    );
+    expect(result.structuredContent).toMatchObject({
+      moved: { from: "src/util.ts", to: "src/lib/util.ts" },
+      servers: [{ server: "tsgo", edits: 3 }],
+      renamed: [{ from: "src/util.ts", to: "src/lib/util.ts" }],
+    });
+    const tree = await treeOf(workdir);
+    expect(tree["src/util.ts"]).toBeUndefined();
+    expect(tree["src/lib/util.ts"]).toMatch(/^import \{ RATE \} from "\.\.\/consts\.js";\n/);
+    expect(tree["src/main.ts"]).toMatch(/^import \{ helper \} from "\.\/lib\/util\.js";\n/);
+    expect(tree["src/deep/other.ts"]).toMatch(/^import \{ helper \} from "\.\.\/lib\/util\.js";\n/);
+  });
+
+  it("pyright and gopls offer no edits on a move: the file moves, and the answer says its imports were not updated", async () => {
+    const workdir = await workdirWith({
+      "pyproject.toml": '[project]\nname = "shop"\nversion = "0.1.0"\n',
+      "shop/util.py": "def helper(n):\n    return n * 2\n",
+      "shop/main.py": "from shop.util import helper\nprint(helper(1))\n",
+    });
+    const run = track(await createRun({ workdir, approver: "always" }));
+    const result = await call(await run.link({ surface: "full" }), "lsp_rename", {
+      file: "shop/util.py",
+      new_path: "shop/helpers.py",
+    });
+    expect(textOf(result)).toMatch(
+      /^Moved shop\/util\.py → shop\/helpers\.py; pyright does not update imports on a move \(it offers no willRenameFiles edits for shop\/util\.py\): check what imported it \(`lsp diagnostics` with file "\*" lists imports that broke\)\.\n/,
+    );
+    const tree = await treeOf(workdir);
+    expect(Object.keys(tree).sort()).toEqual(["pyproject.toml", "shop/helpers.py", "shop/main.py"]);
+    expect(tree["shop/main.py"]).toBe("from shop.util import helper\nprint(helper(1))\n");
+
+    const go = await workdirWith({
+      "go.mod": "module example.com/shop\n\ngo 1.22\n",
+      "main.go": "package main\n\nfunc main() { helper() }\n",
+      "util.go": "package main\n\nfunc helper() {}\n",
+    });
+    const goRun = track(await createRun({ workdir: go, approver: "always" }));
+    const moved = await call(await goRun.link({ surface: "full" }), "lsp_rename", {
+      file: "util.go",
+      new_path: "helpers.go",
+    });
+    expect(textOf(moved)).toMatch(/^Moved util\.go → helpers\.go; gopls does not update imports on a move/);
+    expect(Object.keys(await treeOf(go)).sort()).toEqual(["go.mod", "helpers.go", "main.go"]);
+  });
+
+  it("rust-analyzer: the module declaration and the paths that name it", async () => {
+    const workdir = await workdirWith({
+      "Cargo.toml": '[package]\nname = "shop"\nversion = "0.1.0"\nedition = "2021"\n',
+      "src/main.rs": "mod shapes;\n\nfn main() {\n    shapes::hello();\n}\n",
+      "src/shapes.rs": "pub fn hello() {}\n",
+    });
+    const run = track(await createRun({ workdir, approver: "always" }));
+    const result = await call(await run.link({ surface: "full" }), "lsp_rename", {
+      file: "src/shapes.rs",
+      new_path: "src/geometry.rs",
+    });
+    expect(textOf(result)).toMatch(
+      /^Moved src\/shapes\.rs → src\/geometry\.rs; rust-analyzer updated what refers to it: \d+ edits?\.\n {2}src\/main\.rs \(\d+ edits?\)\n/,
+    );
+    const tree = await treeOf(workdir);
+    expect(tree["src/main.rs"]).toMatch(/^mod geometry;\n/);
+    expect(tree["src/geometry.rs"]).toBe("pub fn hello() {}\n");
+  });
+
+  it("a symbol by name alone: renamed when it occurs once in the file's code, said in the answer", async () => {
+    const workdir = await workdirWith(TS);
+    const run = track(await createRun({ workdir, approver: "always" }));
+    const result = await call(await run.link({ surface: "full" }), "lsp_rename", {
+      file: "src/util.ts",
+      symbol: "helper",
+      new_name: "scaled",
+    });
+    expect(textOf(result)).toMatch(
+      /^Renamed `helper` to `scaled` \(no `line` given: line 2 is the one line where "helper" occurs in code\): 5 edits in 3 files\.\n/,
+    );
+    expect((await treeOf(workdir))["src/main.ts"]).toBe(
+      'import { scaled } from "./util.js";\nconsole.log(scaled(1));\n',
+    );
+  });
+
+  it("bad arguments change nothing, and a person is never asked about them", async () => {
+    const workdir = await workdirWith({ ...TS, "src/lib/taken.ts": "export {};\n" });
+    let asked = 0;
+    const run = track(
+      await createRun({
+        workdir,
+        approver: async () => {
+          asked++;
+          return { allow: true };
+        },
+      }),
+    );
+    const client = await run.link({ surface: "full" });
+    const move = (args: Record<string, unknown>) =>
+      call(client, "lsp_rename", { file: "src/util.ts", ...args });
+    const before = await treeOf(workdir);
+    expect(textOf(await move({ new_path: "src/lib/taken.ts" }))).toBe(
+      "`new_path` src/lib/taken.ts exists; lsp_rename does not overwrite. Nothing was moved.",
+    );
+    expect(textOf(await move({ new_path: "../outside.ts" }))).toMatch(/^`new_path` .*outside the workdir/);
+    expect(textOf(await move({ new_path: "src/util.ts" }))).toBe(
+      "`new_path` is where src/util.ts already is; nothing to move.",
+    );
+    expect(textOf(await move({ file: "src/deep", new_path: "src/deeper" }))).toBe(
+      "`file` src/deep is a folder; lsp_rename moves one file at a time. Nothing was moved.",
+    );
+    const asked0 = asked;
+    expect(textOf(await move({ new_path: "src/x.ts", symbol: "helper" }))).toBe(
+      "`new_path` moves the file; `symbol` is for renaming a symbol. Give one or the other.",
+    );
+    expect(textOf(await move({ symbol: "helper" }))).toBe(
+      "lsp_rename needs `symbol` and `new_name` (rename a symbol) or `new_path` (move the file); missing: `new_name`.",
+    );
+    expect(asked).toBe(asked0);
+    expect(await treeOf(workdir)).toEqual(before);
+  });
+
+  it("all or nothing: a file changed since its server read it refuses the whole move", async () => {
+    const workdir = await workdirWith(TS);
+    const run = track(await createRun({ workdir, approver: "always" }));
+    const client = await run.link({ surface: "full" });
+    // tsgo opens main.ts; then it changes on disk behind the server's back.
+    await call(client, "lsp", { action: "definition", file: "src/main.ts", symbol: "helper", line: 1 });
+    const { writeFile } = await import("node:fs/promises");
+    await writeFile(
+      path.join(workdir, "src/main.ts"),
+      'import { helper } from "./util.js";\nconsole.log(helper(3));\n',
+    );
+    const before = await treeOf(workdir);
+    const result = await call(client, "lsp_rename", { file: "src/util.ts", new_path: "src/lib/util.ts" });
+    expect(textOf(result)).toBe(
+      "lsp_rename: src/main.ts changed since the server read it; nothing was changed. Try again.",
+    );
+    expect(await treeOf(workdir)).toEqual(before);
+  });
+});

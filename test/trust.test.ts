@@ -194,9 +194,7 @@ describe('workspace trust "ask": one question per run, at the first call that wo
     const run = track(await createRun({ workdir, kernels: false, trust: "ask", approver }));
     const plan = await run.link({ surface: "plan" });
     const missing = await call(plan, "lsp", { action: "hover", file: "app.py" });
-    expect(textOf(missing)).toMatch(
-      /^hover needs `file`, `line` and `symbol` .*missing: `line`, `symbol`\.$/,
-    );
+    expect(textOf(missing)).toMatch(/^hover needs `file` and `symbol` .*missing: `symbol`\.$/);
     await call(plan, "lsp", { action: "symbols", query: "greet" });
     await call(plan, "lsp", { action: "reload" });
     expect(asked).toHaveLength(0);

@@ -106,6 +106,7 @@ export const CLIENT_CAPABILITIES = {
     symbol: { dynamicRegistration: false },
     diagnostics: { refreshSupport: true },
     didChangeWatchedFiles: { dynamicRegistration: true },
+    fileOperations: { willRename: true, didRename: true },
   },
   textDocument: {
     synchronization: { didSave: true, willSave: false, dynamicRegistration: false },

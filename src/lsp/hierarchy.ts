@@ -210,7 +210,7 @@ function render(
   for (const root of roots) {
     const row = rowOf(reader, root, 0, undefined);
     lines.push(
-      `${NOUN[direction][1]} of \`${root.item.name}\` (${kindOf(root.item)}, ${row.path}:${row.line})${depth > 1 ? `, ${depth} levels` : ""}: ${countOf(root, direction)}`,
+      `${NOUN[direction][1]} of \`${root.item.name}\` (${kindOf(root.item)}, ${row.path}:${row.line})${depth > 1 ? `, ${depth} levels` : ""}: ${countOf(root, direction)}${t.target.note ? ` (${t.target.note})` : ""}`,
     );
     visit(root, 0, undefined);
   }

@@ -108,13 +108,33 @@ export function analyse(text: string, family: SyntaxFamily): Analysis {
   return made;
 }
 
-export function locateSymbol(text: string, line: number, symbol: string, family: SyntaxFamily): Located {
+/** The most lines an error lists when a symbol without a line occurs more than once. */
+const MAX_LISTED = 20;
+
+/**
+ * Finds the symbol on `line`, or — when no line is given — on the one line where it occurs in code as a whole
+ * identifier: a symbol that occurs twice is an error listing where, never a guess.
+ */
+export function locateSymbol(
+  text: string,
+  line: number | undefined,
+  symbol: string,
+  family: SyntaxFamily,
+): Located {
   if (!IDENT.test(symbol)) {
     throw new ToolError(
       `\`symbol\` "${symbol}" has no identifier in it; give the name as it appears on the line, e.g. "load".`,
     );
   }
   const { lines, starts, mask } = analyse(text, family);
+  if (line === undefined) {
+    const only = onlyLine(lines, starts, mask, symbol);
+    const located = locateSymbol(text, only, symbol, family);
+    return {
+      ...located,
+      note: `no \`line\` given: line ${only} is the one line where "${symbol}" occurs in code`,
+    };
+  }
   if (line > lines.length) {
     throw new ToolError(`\`line\` ${line} is past the end of the file (${lines.length} lines).`);
   }
@@ -145,6 +165,44 @@ export function locateSymbol(text: string, line: number, symbol: string, family:
     of: group.length,
     ...(note ? { note } : {}),
   };
+}
+
+/** The one line where `symbol` occurs in code as a whole identifier (once), or an error naming the lines. */
+function onlyLine(
+  lines: readonly string[],
+  starts: readonly number[],
+  mask: Uint8Array,
+  symbol: string,
+): number {
+  const found: { row: number; count: number }[] = [];
+  let elsewhere = 0;
+  for (let row = 0; row < lines.length; row++) {
+    if (!lines[row]!.includes(symbol)) continue;
+    const hits = occurrencesOn(lines, starts, mask, row, symbol);
+    const count = hits.filter((h) => h.rank === 0).length;
+    if (count) found.push({ row, count });
+    else elsewhere += hits.length;
+  }
+  const total = found.reduce((n, f) => n + f.count, 0);
+  if (total === 1) return found[0]!.row + 1;
+  if (total === 0) {
+    const only = elsewhere ? ` (only inside strings, comments or longer names)` : "";
+    throw new ToolError(
+      `\`symbol\` "${symbol}" does not occur as a name in this file's code${only}, so there is no line to take; check the name, or give \`line\`.`,
+    );
+  }
+  const rows = found.slice(0, MAX_LISTED).map((f) => {
+    const times = f.count > 1 ? ` (${f.count} times)` : "";
+    return `  ${f.row + 1}${times}  ${clip((lines[f.row] ?? "").trim())}`;
+  });
+  const more = found.length > MAX_LISTED ? [`  +${found.length - MAX_LISTED} more lines`] : [];
+  throw new ToolError(
+    `\`symbol\` "${symbol}" occurs ${total} times in this file's code, so \`line\` is needed; it occurs on:\n${[...rows, ...more].join("\n")}`,
+  );
+}
+
+function clip(text: string): string {
+  return text.length > 160 ? `${text.slice(0, 160)}…` : text;
 }
 
 interface Hit {

@@ -69,7 +69,7 @@ export async function rename(
   ];
   const { written, ...changes } = applied;
   return {
-    text: `Renamed \`${t.target.identifier}\` to \`${newName}\`: ${plural(edits, "edit")} in ${plural(applied.files.length, "file")}.\n${rows.join("\n")}`,
+    text: `Renamed \`${t.target.identifier}\` to \`${newName}\`${t.target.note ? ` (${t.target.note})` : ""}: ${plural(edits, "edit")} in ${plural(applied.files.length, "file")}.\n${rows.join("\n")}`,
     structured: { old_name: t.target.identifier, new_name: newName, ...changes },
     written,
   };

@@ -63,7 +63,13 @@ export type HierarchyDirection = (typeof HIERARCHY_DIRECTIONS)[number];
 
 /** How lsp and lsp_rename address a symbol: a line and the name as written on it — never a column. */
 export const locator = {
-  line: z.number().int().min(1).describe("1-based line the symbol is on."),
+  line: z
+    .number()
+    .int()
+    .min(1)
+    .describe(
+      "1-based line the symbol is on. May be left out when the name occurs once in the file's code (not for code_actions).",
+    ),
   symbol: z
     .string()
     .describe('The symbol as written on that line, e.g. "load" or "cfg.load" (the last name is used).'),
@@ -174,8 +180,18 @@ export interface LspAnswer {
 }
 
 export const renameOutput = {
-  old_name: z.string(),
-  new_name: z.string(),
+  old_name: z.string().optional(),
+  new_name: z.string().optional(),
+  moved: z
+    .object({ from: z.string(), to: z.string() })
+    .optional()
+    .describe("For a file move (`new_path`): where the file was and is."),
+  servers: z
+    .array(z.object({ server: z.string(), edits: z.number().int() }))
+    .optional()
+    .describe(
+      "For a file move: each server asked, and how many edits it proposed (0: none, or it offers none).",
+    ),
   files: z.array(z.object({ path: z.string(), edits: z.number().int() })),
   created: z.array(z.string()),
   renamed: z.array(z.object({ from: z.string(), to: z.string() })),

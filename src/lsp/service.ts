@@ -9,6 +9,7 @@ import { plural } from "../files/text.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { WriteDiagnostics } from "./after-write.js";
 import { fileDiagnostics, projectDiagnostics } from "./diagnose.js";
+import { renameFile } from "./file-rename.js";
 import { DiagnosticsJournal } from "./journal.js";
 import { type HierarchyOptions, navigate } from "./navigation.js";
 import { rename } from "./rename.js";
@@ -54,7 +55,7 @@ export class LanguageService implements LspBase {
   async navigate(
     action: NavigationAction,
     file: string,
-    line: number,
+    line: number | undefined,
     symbol: string,
     signal: AbortSignal,
     options: HierarchyOptions = {},
@@ -104,12 +105,17 @@ export class LanguageService implements LspBase {
 
   async rename(
     file: string,
-    line: number,
+    line: number | undefined,
     symbol: string,
     newName: string,
     signal: AbortSignal,
   ): Promise<RenameAnswer> {
     return rename(this, await findTarget(this, file, line, symbol), newName, signal);
+  }
+
+  /** A file moved with the edits its servers propose (willRenameFiles), all or nothing. */
+  renameFile(file: string, newPath: string, signal: AbortSignal): Promise<RenameAnswer> {
+    return renameFile(this, file, newPath, signal);
   }
 
   status(): LspAnswer {

@@ -55,7 +55,12 @@ export const CAPABILITY: Record<
 };
 
 /** Finds the file's server and the symbol's position on the line; the document is synced first. */
-export async function findTarget(base: LspBase, file: string, line: number, symbol: string): Promise<Target> {
+export async function findTarget(
+  base: LspBase,
+  file: string,
+  line: number | undefined,
+  symbol: string,
+): Promise<Target> {
   const confined = await confine(base.workdir, file, "file");
   const text = fileText(confined.real);
   if (text === undefined) throw new ToolError(`\`file\` ${confined.rel} does not exist or is not readable.`);
@@ -70,20 +75,31 @@ export async function findTarget(base: LspBase, file: string, line: number, symb
   };
   const target: LspTarget = {
     path: confined.rel,
-    line,
+    line: located.line + 1,
     column: located.character + 1,
     identifier: located.identifier,
     occurrence: located.occurrence,
     of: located.of,
     ...(located.note ? { note: located.note } : {}),
   };
-  // The first document a fresh server sees starts its project load (typescript-language-server: "Initializing
-  // JS/TS language features", ~2 s), and answers given meanwhile are empty or `any`. Wait for it, once per start.
+  await warmedUp(base, client, sync);
+  return { client, languageId, file: confined.real, position, target };
+}
+
+/**
+ * The first document a fresh server sees starts its project load (typescript-language-server: "Initializing JS/TS
+ * language features", ~2 s; rust-analyzer's crate graph), and answers given meanwhile are empty or `any`. Waits for
+ * it, once per start.
+ */
+export async function warmedUp(
+  base: LspBase,
+  client: LspClient,
+  sync: { changed: boolean; version: number },
+): Promise<void> {
   const warmup = client.spec.warmupMs;
   if (warmup && sync.changed && sync.version === 1 && client.documents.size === 1) {
     await client.settled(base.supervisor.timeouts.requestMs, warmup);
   }
-  return { client, languageId, file: confined.real, position, target };
 }
 
 /** Refuses an action the server does not advertise; with `others`, names the running servers that have it. */

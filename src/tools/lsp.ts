@@ -20,7 +20,7 @@ export const lspTool = defineTool({
   parallelSafe: true,
   description: [
     "Ask the project's language server (pyright, TypeScript, gopls, clangd, rust-analyzer, dart).",
-    "Address a symbol by `line` (1-based) and `symbol` (its name as written on that line) — never a column.",
+    "Address a symbol by `line` (1-based) and `symbol` (its name as written on that line) — never a column; `line` may be left out when the name occurs once in the file's code.",
     "Actions: definition, type_definition, implementation, references (at most 50), hover, code_actions: file + line + symbol;",
     "call_hierarchy (direction incoming: its callers, or outgoing: what it calls; call sites are lines of the caller) and type_hierarchy (supertypes or subtypes): file + line + symbol, `depth` 1-3 levels;",
     'symbols: `file` for its outline, or `query` to search the workspace (add `file` to pick which server searches); diagnostics: `file`, or "*" for the project-wide check;',
@@ -51,16 +51,21 @@ export const lspTool = defineTool({
 type Handler = (args: LspArgs, lsp: LanguageService, ctx: ToolContext) => Promise<LspAnswer> | LspAnswer;
 
 const navigate: Handler = async (args, lsp, ctx) => {
-  const missing = (["file", "line", "symbol"] as const).filter(
+  // code_actions are about one line's diagnostics: the line is the point. Elsewhere a name that occurs once in the
+  // file's code is enough.
+  const needsLine = args.action === "code_actions";
+  const missing = (needsLine ? (["file", "line", "symbol"] as const) : (["file", "symbol"] as const)).filter(
     (k) => args[k] === undefined || args[k] === "",
   );
   if (missing.length) {
     throw new ToolError(
-      `${args.action} needs \`file\`, \`line\` and \`symbol\` (the name as written on that line — a column is never guessed); missing: ${missing.map((m) => `\`${m}\``).join(", ")}.`,
+      needsLine
+        ? `code_actions needs \`file\`, \`line\` and \`symbol\` (the name as written on that line — a column is never guessed); missing: ${missing.map((m) => `\`${m}\``).join(", ")}.`
+        : `${args.action} needs \`file\` and \`symbol\` (the name as written; with \`line\` when it occurs more than once in the file — a column is never guessed); missing: ${missing.map((m) => `\`${m}\``).join(", ")}.`,
     );
   }
   await lsp.settleTrust(args.file, ctx);
-  return lsp.navigate(args.action as NavigationAction, args.file!, args.line!, args.symbol!, ctx.signal, {
+  return lsp.navigate(args.action as NavigationAction, args.file!, args.line, args.symbol!, ctx.signal, {
     direction: args.direction,
     depth: args.depth,
   });
