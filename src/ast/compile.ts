@@ -31,8 +31,35 @@ export function compilePattern(grammar: Grammar, pattern: string): CompiledPatte
     throw new ToolError(
       `\`pattern\` \`${trimmed}\` alone matches nothing: a multi metavariable stands for a list inside a larger pattern (\`f($$$ARGS)\`, \`[$$$ITEMS]\`). To match any single node, use \`$X\`.`,
     );
+  const { chosen, problems } = climb(grammar, trimmed);
+  if (chosen) return chosen.compiled;
+  throw new ToolError(
+    `Unparseable pattern for ${grammar.id}: \`${trimmed}\` is not valid ${grammar.id} in any context tried, so it was not searched.\n` +
+      problems.map((p) => `- ${p}`).join("\n") +
+      "\nWrite the fragment as it appears in source (complete brackets and strings); metavariables are $NAME, $$$NAME, $_." +
+      // JSON's grammar has no bare word, so a metavariable can only stand inside a string there.
+      (grammar.id === "json" && /(^|[^"\w])\$/.test(trimmed)
+        ? '\nIn JSON a metavariable works only inside a string: `"name": "$N"` captures a string value\'s content, `"$K": 1` a key; other values are written out (`"port": 8080`), or search the file as text.'
+        : ""),
+  );
+}
+
+/** One rung's outcome: why it failed, or the node that spans the pattern there (in the expanded context). */
+export interface Chosen {
+  readonly compiled: CompiledPattern;
+  readonly node: SgNode;
+  /** The context as written (with `$`), character for character the text the node's offsets point into. */
+  readonly context: string;
+}
+
+/**
+ * Tries each rung of the ladder: the first whose parse is whole and whose spanning node is plausible wins (an
+ * implausible kind — a bare word read as a label — only when nothing better parses). `problems` says why each
+ * rung before the chosen one failed.
+ */
+export function climb(grammar: Grammar, trimmed: string): { chosen?: Chosen; problems: string[] } {
   const problems: string[] = [];
-  let fallback: CompiledPattern | undefined;
+  let fallback: Chosen | undefined;
   for (const rung of grammar.ladder) {
     // A function replacement: in a string one, `$$` would turn into `$` and break $$$ metavariables.
     const context = rung.context.replace(HOLE, () => trimmed);
@@ -51,23 +78,15 @@ export function compilePattern(grammar: Grammar, pattern: string): CompiledPatte
       continue;
     }
     const kind = String(node.kind());
-    const compiled = build(trimmed, rung.name, context, kind);
+    const chosen = { compiled: build(trimmed, rung.name, context, kind), node, context };
     if (grammar.implausible?.includes(kind)) {
-      fallback ??= compiled;
+      fallback ??= chosen;
+      problems.push(`as ${article(rung.name)}: it reads as a ${kind}, which a pattern rarely means`);
       continue;
     }
-    return compiled;
+    return { chosen, problems };
   }
-  if (fallback) return fallback;
-  throw new ToolError(
-    `Unparseable pattern for ${grammar.id}: \`${trimmed}\` is not valid ${grammar.id} in any context tried, so it was not searched.\n` +
-      problems.map((p) => `- ${p}`).join("\n") +
-      "\nWrite the fragment as it appears in source (complete brackets and strings); metavariables are $NAME, $$$NAME, $_." +
-      // JSON's grammar has no bare word, so a metavariable can only stand inside a string there.
-      (grammar.id === "json" && /(^|[^"\w])\$/.test(trimmed)
-        ? '\nIn JSON a metavariable works only inside a string: `"name": "$N"` captures a string value\'s content, `"$K": 1` a key; other values are written out (`"port": 8080`), or search the file as text.'
-        : ""),
-  );
+  return fallback ? { chosen: fallback, problems } : { problems };
 }
 
 function build(pattern: string, rung: RungName, context: string, selector: string): CompiledPattern {

@@ -11,17 +11,17 @@ import { commitChanges } from "../files/commit.js";
 import { confine, toPosix } from "../files/paths.js";
 import { plural, sizeText } from "../files/text.js";
 import type { ProcessTracker } from "../proc/tracker.js";
-import { article, type CompiledPattern, compilePattern } from "./compile.js";
+import { explain } from "./explain.js";
 import { SearchPool, WORKERS } from "./pool.js";
+import { checkQueryArgs, compileQuery, type Query, type QueryArgs } from "./query.js";
 import { templateNames } from "./rewrite.js";
 import { type AstMatch, type FileRef, type SearchPlace, searchFiles } from "./search.js";
 import { snippet } from "./snippet.js";
 import { MAX_PREVIEW, MAX_REPLACEMENTS } from "./staging.js";
 import { TreeCache } from "./tree-cache.js";
-import { sourceFiles } from "./walk.js";
+import { sourceFiles, withinSizeLimit } from "./walk.js";
 
-export interface ScopeArgs {
-  pattern: string;
+export interface ScopeArgs extends QueryArgs {
   path?: string | undefined;
   language?: string | undefined;
 }
@@ -94,9 +94,10 @@ export class AstEngine {
     grammar: Grammar;
     files: FileRef[];
     where: string;
-    compiled: CompiledPattern;
+    query: Query;
     skipped: string;
   }> {
+    checkQueryArgs(args);
     const target = await confine(this.#workdir, args.path ?? ".", "path");
     let info: ReturnType<typeof statSync>;
     try {
@@ -145,42 +146,25 @@ export class AstEngine {
         .filter((f) => grammar.extensions.includes(path.extname(f).toLowerCase()))
         .map((abs) => ({ abs, rel: this.#rel(abs) }));
     }
-    const compiled = compilePattern(grammar, args.pattern);
-    const { kept, skipped } = this.#withinSizeLimit(files);
+    const query = compileQuery(grammar, args);
+    const { kept, skipped } = withinSizeLimit(files, this.#maxFileBytes);
     if (kept.length === 0 && skipped) throw new ToolError(`Nothing was searched: ${skipped}`);
-    return { grammar, files: kept, where: target.rel, compiled, skipped };
+    return { grammar, files: kept, where: target.rel, query, skipped };
   }
 
-  /** Files over the per-file limit are left out and named: "" when none is. */
-  #withinSizeLimit(files: FileRef[]): { kept: FileRef[]; skipped: string } {
-    const kept: FileRef[] = [];
-    const over: { rel: string; size: number }[] = [];
-    for (const file of files) {
-      let size = 0;
-      try {
-        size = statSync(file.abs).size;
-      } catch {
-        // Unreadable: matchFile skips it.
-      }
-      if (size > this.#maxFileBytes) over.push({ rel: file.rel, size });
-      else kept.push(file);
-    }
-    if (over.length === 0) return { kept, skipped: "" };
-    const named = over.slice(0, 5).map((f) => `${f.rel} (${sizeText(f.size)})`);
-    const more = over.length > named.length ? ` and ${over.length - named.length} more` : "";
-    return {
-      kept,
-      skipped: `${plural(over.length, "file")} over the ${(this.#maxFileBytes / 1024).toLocaleString("en-US")} KB a search parses per file ${over.length === 1 ? "was" : "were"} skipped: ${named.join(", ")}${more} (minified or generated code, most often; the harness raises the limit with ast.maxFileKB).`,
-    };
-  }
-
-  async search(args: ScopeArgs & { max_results?: number | undefined }, signal: AbortSignal) {
-    const { grammar, files, where, compiled, skipped } = await this.#scope(args);
+  async search(
+    args: ScopeArgs & { max_results?: number | undefined; explain?: boolean | undefined },
+    signal: AbortSignal,
+  ) {
+    if (args.explain) return this.#explain(args);
+    const { grammar, files, where, query, skipped } = await this.#scope(args);
     const limit = args.max_results ?? 50;
-    const outcome = await searchFiles(files, grammar, compiled, signal, this.#nextSearch(), { keep: limit });
+    const outcome = await searchFiles(files, grammar, query.matcher, signal, this.#nextSearch(), {
+      keep: limit,
+    });
     const total = outcome.files.reduce((n, f) => n + f.total, 0);
     const shown = outcome.files.flatMap((f) => f.matches).slice(0, limit);
-    const how = `the pattern parsed as ${describeRung(compiled)}`;
+    const how = query.how;
     const scope = `${plural(outcome.searched, `${grammar.id} file`)} under ${where}`;
     const header = total
       ? `${plural(total, "match", "matches")} in ${plural(outcome.files.length, "file")} (${total > shown.length ? `showing ${shown.length} of ${total}; ` : ""}searched ${scope}; ${how}):`
@@ -192,8 +176,8 @@ export class AstEngine {
       text: [header, ...rows, ...(skipped ? [skipped] : [])].join("\n"),
       structured: {
         language: grammar.id,
-        rung: compiled.rung,
-        selector: compiled.selector,
+        rung: query.rung,
+        selector: query.selector,
         total,
         files: outcome.files.length,
         searched: outcome.searched,
@@ -209,16 +193,45 @@ export class AstEngine {
     };
   }
 
+  /** How the pattern (or each of the rule's) parses: no file is read. */
+  async #explain(args: ScopeArgs) {
+    checkQueryArgs(args);
+    const named = args.language !== undefined ? grammarById(args.language) : undefined;
+    if (args.language !== undefined && !named)
+      throw new ToolError(
+        `\`language\` "${args.language}" is not in the grammar bundle; use one of: ${GRAMMARS.map((g) => g.id).join(", ")}.`,
+      );
+    const file = args.path !== undefined ? await confine(this.#workdir, args.path, "path") : undefined;
+    const grammar = named ?? (file ? grammarForFile(file.real) : undefined);
+    if (!grammar)
+      throw new ToolError("`explain` needs `language` (or `path` of a file, whose extension names it).");
+    const explained = explain(grammar, args);
+    return {
+      cost: { parsed: 0, reused: 0 },
+      ranOn: [],
+      text: explained.text,
+      structured: {
+        language: grammar.id,
+        rung: explained.rung,
+        selector: explained.selector,
+        total: 0,
+        files: 0,
+        searched: 0,
+        matches: [],
+      },
+    };
+  }
+
   async stage(args: ScopeArgs & { rewrite: string }, signal: AbortSignal) {
-    const { grammar, files, where, compiled, skipped } = await this.#scope(args);
-    const bound = new Set([...compiled.singles, ...compiled.multiples]);
+    const { grammar, files, where, query, skipped } = await this.#scope(args);
+    const bound = new Set([...query.matcher.singles, ...query.matcher.multiples]);
     const unknown = templateNames(args.rewrite).filter((n) => !bound.has(n));
     if (unknown.length) {
       throw new ToolError(
         `\`rewrite\` uses ${unknown.map((n) => `$${n}`).join(", ")}, which the pattern does not bind (it binds ${[...bound].map((n) => `$${n}`).join(", ") || "nothing"}). Nothing was staged.`,
       );
     }
-    const outcome = await searchFiles(files, grammar, compiled, signal, this.#nextSearch(), {
+    const outcome = await searchFiles(files, grammar, query.matcher, signal, this.#nextSearch(), {
       rewrite: args.rewrite,
     });
     const count = outcome.files.reduce((n, f) => n + f.total, 0);
@@ -242,7 +255,7 @@ export class AstEngine {
     const nestedCount = outcome.files.reduce((n, f) => n + (f.nested?.count ?? 0), 0);
     const overlaps = outcome.files.flatMap((f) => f.nested?.named ?? []).slice(0, MAX_OVERLAPS_NAMED);
     const replacements = staged.reduce((n, f) => n + f.replacements, 0);
-    const how = `the pattern parsed as ${describeRung(compiled)}`;
+    const how = query.how;
 
     if (replacements === 0) {
       return {
@@ -362,10 +375,6 @@ function sameFamily(a: Grammar, b: Grammar): boolean {
   return (
     (js.includes(a.id) && js.includes(b.id)) || (["c", "cpp"].includes(a.id) && ["c", "cpp"].includes(b.id))
   );
-}
-
-function describeRung(c: CompiledPattern): string {
-  return `${article(c.rung)} (${c.selector})`;
 }
 
 function captureLine(m: AstMatch): string {

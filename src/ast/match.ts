@@ -24,6 +24,11 @@ export interface MatchSpec {
   readonly literals: readonly string[];
 }
 
+/** What a search runs: ast-grep's rule, and the names and words of the match spec. */
+export interface Matcher extends MatchSpec {
+  readonly rule: NapiConfig;
+}
+
 export function toMatch(rel: string, text: string, node: SgNode, spec: MatchSpec): AstMatch {
   const range = node.range();
   const captures: Record<string, string> = {};

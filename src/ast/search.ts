@@ -7,8 +7,7 @@
 import { statSync } from "node:fs";
 import type { Grammar } from "../../grammars/index.js";
 import type { ProcessTracker } from "../proc/tracker.js";
-import type { CompiledPattern } from "./compile.js";
-import type { FileRef } from "./match.js";
+import type { FileRef, Matcher } from "./match.js";
 import type { SearchPool } from "./pool.js";
 import { SOLO_BYTES, searchAlone } from "./solo.js";
 import { type FileOutcome, matchOne, type SearchJob } from "./task.js";
@@ -51,7 +50,7 @@ export interface SearchPlace {
 export async function searchFiles(
   files: readonly FileRef[],
   grammar: Grammar,
-  compiled: CompiledPattern,
+  compiled: Matcher,
   signal: AbortSignal,
   place: SearchPlace,
   how: { readonly keep: number } | { readonly rewrite: string },

@@ -1,10 +1,13 @@
 /**
  * The source files under a folder, as a person searching a project expects: every .gitignore on the way is
- * honoured (each relative to its own folder), and hidden folders and node_modules are skipped.
+ * honoured (each relative to its own folder), and hidden folders and node_modules are skipped; files over the
+ * per-file size limit are left out and named.
  */
-import { type Dirent, readdirSync, readFileSync } from "node:fs";
+import { type Dirent, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
+import { plural, sizeText } from "../files/text.js";
+import type { FileRef } from "./match.js";
 
 interface Rules {
   readonly base: string;
@@ -43,4 +46,30 @@ export function sourceFiles(dir: string, accept: (file: string) => boolean): str
   };
   visit(dir, []);
   return out.sort();
+}
+
+/** Files over the per-file limit are left out and named: "" when none is. */
+export function withinSizeLimit(
+  files: readonly FileRef[],
+  maxFileBytes: number,
+): { kept: FileRef[]; skipped: string } {
+  const kept: FileRef[] = [];
+  const over: { rel: string; size: number }[] = [];
+  for (const file of files) {
+    let size = 0;
+    try {
+      size = statSync(file.abs).size;
+    } catch {
+      // Unreadable: matchFile skips it.
+    }
+    if (size > maxFileBytes) over.push({ rel: file.rel, size });
+    else kept.push(file);
+  }
+  if (over.length === 0) return { kept, skipped: "" };
+  const named = over.slice(0, 5).map((f) => `${f.rel} (${sizeText(f.size)})`);
+  const more = over.length > named.length ? ` and ${over.length - named.length} more` : "";
+  return {
+    kept,
+    skipped: `${plural(over.length, "file")} over the ${(maxFileBytes / 1024).toLocaleString("en-US")} KB a search parses per file ${over.length === 1 ? "was" : "were"} skipped: ${named.join(", ")}${more} (minified or generated code, most often; the harness raises the limit with ast.maxFileKB).`,
+  };
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { scopeInput } from "../ast/schema.js";
+import { checkQueryArgs } from "../ast/query.js";
+import { queryInput, scopeInput } from "../ast/schema.js";
 import { defineTool } from "../registry.js";
 
 export const astEditTool = defineTool({
@@ -10,12 +11,12 @@ export const astEditTool = defineTool({
   parallelSafe: false,
   lane: "files",
   description: [
-    "Rewrite every match of a structural pattern (as ast_grep finds them) with a template whose $NAME / $$$NAME are",
+    "Rewrite every match of a structural pattern or rule (as ast_grep finds them) with a template whose $NAME / $$$NAME are",
     "filled from the match. Nothing is written: the change is staged under an edit_id with a preview;",
     "call resolve with that edit_id to accept (all files at once, or none) or discard it.",
   ].join(" "),
   input: {
-    pattern: z.string().describe("What to match, e.g. `dispose($X)`."),
+    ...queryInput,
     rewrite: z.string().describe("What to put instead, e.g. `$X.dispose()`."),
     ...scopeInput,
   },
@@ -29,8 +30,9 @@ export const astEditTool = defineTool({
         "Matches inside another match, left for a second pass: the first 20 (the text counts them all).",
       ),
   },
+  check: checkQueryArgs,
   describeCall: (args) =>
-    `stage a rewrite of \`${args.pattern}\` → \`${args.rewrite}\` in ${args.path ?? "the workdir"} (nothing is written yet)`,
+    `stage a rewrite of ${args.pattern !== undefined ? `\`${args.pattern}\`` : "the rule's matches"} → \`${args.rewrite}\` in ${args.path ?? "the workdir"} (nothing is written yet)`,
   async run(args, ctx) {
     return ctx.use("ast").stage(args, ctx.signal);
   },

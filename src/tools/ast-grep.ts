@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { scopeInput } from "../ast/schema.js";
+import { checkQueryArgs } from "../ast/query.js";
+import { queryInput, scopeInput } from "../ast/schema.js";
 import { defineTool } from "../registry.js";
 
 export const astGrepTool = defineTool({
@@ -13,19 +14,26 @@ export const astGrepTool = defineTool({
     "is spaced, wrapped or commented, and never inside strings or comments. $NAME matches one node, $$$NAME a sequence",
     "of nodes, $_ anything without binding; a metavariable used twice must match the same text",
     "(`if ($X != null) $X.dispose()`). A pattern no context can parse is reported as unparseable, never as zero matches.",
+    "For conditions a fragment cannot say (inside a loop, not inside a catch, has a call), give `rule`: ast-grep's rule object.",
   ].join(" "),
   input: {
-    pattern: z
-      .string()
-      .describe("A code fragment with metavariables, e.g. `dispose($X)` or `def $F($$$P): $$$B`."),
+    ...queryInput,
     ...scopeInput,
     max_results: z.number().int().min(1).max(1000).optional().describe("Matches to list. Default 50."),
+    explain: z
+      .boolean()
+      .optional()
+      .describe(
+        "Search nothing: show how `pattern` (or any code fragment, or each pattern of `rule`) parses — the context chosen, why others failed, its tree of node kinds — to write a pattern or a rule's kinds that match.",
+      ),
   },
   output: {
     language: z.string(),
     rung: z
       .string()
-      .describe("The context the pattern parsed in: bare, statement, expression, class member, declaration."),
+      .describe(
+        'The context the pattern parsed in: bare, statement, expression, class member, declaration; "rule" for a rule.',
+      ),
     selector: z.string(),
     total: z.number().int(),
     files: z.number().int(),
@@ -41,6 +49,7 @@ export const astGrepTool = defineTool({
       }),
     ),
   },
+  check: checkQueryArgs,
   async run(args, ctx) {
     return ctx.use("ast").search(args, ctx.signal);
   },
