@@ -6,6 +6,11 @@ import type { ServerSpec } from "../src/lsp/catalog.js";
 import { identifierProblem } from "../src/lsp/identifiers.js";
 import { call, textOf, track, treeOf, workdirWith, workspaceCopy } from "./helpers.js";
 
+function without(files: Record<string, string>, name: string): Record<string, string> {
+  const { [name]: _, ...rest } = files;
+  return rest;
+}
+
 describe("lsp_rename against real servers", () => {
   let run: Run;
   let dir: string;
@@ -346,22 +351,67 @@ describe("lsp_rename with new_path: a file moved with the imports its servers up
     expect(await treeOf(workdir)).toEqual(before);
   });
 
-  it("all or nothing: a file changed since its server read it refuses the whole move", async () => {
-    const workdir = await workdirWith(TS);
-    const run = track(await createRun({ workdir, approver: "always" }));
-    const client = await run.link({ surface: "full" });
-    // tsgo opens main.ts; then it changes on disk behind the server's back.
-    await call(client, "lsp", { action: "definition", file: "src/main.ts", symbol: "helper", line: 1 });
-    const { writeFile } = await import("node:fs/promises");
-    await writeFile(
-      path.join(workdir, "src/main.ts"),
-      'import { helper } from "./util.js";\nconsole.log(helper(3));\n',
+  it("a scripted server: its edit lands with the move and didRenameFiles follows; an edit outside the workdir or no answer moves nothing", async () => {
+    const moved = await fakeMove("normal");
+    expect(textOf(await moved.move())).toMatch(
+      /^Moved a\.fake → sub\/a\.fake; fake updated what refers to it: 1 edit\.\n {2}b\.fake \(1 edit\)/,
     );
-    const before = await treeOf(workdir);
-    const result = await call(client, "lsp_rename", { file: "src/util.ts", new_path: "src/lib/util.ts" });
-    expect(textOf(result)).toBe(
-      "lsp_rename: src/main.ts changed since the server read it; nothing was changed. Try again.",
+    expect(await treeOf(moved.workdir)).toEqual({
+      ...without(moved.files, "a.fake"),
+      "sub/a.fake": "old name\n",
+      "b.fake": "moved\n",
+    });
+    const log = await readFile(moved.log, "utf8");
+    expect(log).toMatch(
+      /"method":"willRenameFiles".*\n(.*\n)*.*"method":"didRenameFiles","files":\[\{"oldUri":"file:\/\/[^"]+\/a\.fake","newUri":"file:\/\/[^"]+\/sub\/a\.fake"\}\]/,
     );
-    expect(await treeOf(workdir)).toEqual(before);
+    const outside = await fakeMove("move-outside");
+    expect(textOf(await outside.move())).toBe(
+      "lsp_rename: the server's edit would change /tmp/outside-the-workdir.fake, which is outside the workdir; nothing was changed.",
+    );
+    expect(await treeOf(outside.workdir)).toEqual(outside.files);
+    const hang = await fakeMove("move-hang");
+    expect(textOf(await hang.move())).toBe(
+      "fake did not answer workspace/willRenameFiles within 1000 ms; nothing was changed (the request was cancelled on the server). Try again, or `lsp reload` with this file.",
+    );
+    expect(await treeOf(hang.workdir)).toEqual(hang.files);
   });
+
+  async function fakeMove(mode: string) {
+    const files = { "fake.toml": "", "a.fake": "old name\n", "b.fake": "bee\n" };
+    const workdir = await workdirWith(files);
+    const log = path.join(workdir, "..", `${path.basename(workdir)}.log`);
+    const spec: ServerSpec = {
+      id: "fake",
+      name: "Fake",
+      languages: { ".fake": "fake" },
+      rootMarkers: ["fake.toml"],
+      candidates: [
+        {
+          name: "fake-lsp",
+          args: [
+            path.resolve(import.meta.dirname, "fixtures/fake-lsp.mjs"),
+            `--mode=${mode}`,
+            `--log=${log}`,
+          ],
+          embedded: () => process.execPath,
+        },
+      ],
+      install: "a test fixture",
+    };
+    const run = track(
+      await createRun({
+        workdir,
+        approver: "always",
+        lsp: { servers: [spec], timeouts: { diagnosticsMs: 500, requestMs: 1000 } },
+      }),
+    );
+    const client = await run.link({ surface: "full" });
+    return {
+      workdir,
+      files,
+      log,
+      move: () => call(client, "lsp_rename", { file: "a.fake", new_path: "sub/a.fake" }),
+    };
+  }
 });

@@ -15,7 +15,7 @@ import type {
 export interface ServerEventSink {
   readonly root: string;
   settings(): Readonly<Record<string, unknown>>;
-  registered(id: string, method: string): void;
+  registered(id: string, method: string, options: unknown): void;
   unregistered(id: string): void;
   published(params: PublishDiagnosticsParams): void;
   progressed(
@@ -33,7 +33,7 @@ export function answerServerRequests(connection: MessageConnection, sink: Server
   connection.onRequest(
     "client/registerCapability",
     (params: { registrations: { id: string; method: string; registerOptions?: unknown }[] }) => {
-      for (const r of params.registrations) sink.registered(r.id, r.method);
+      for (const r of params.registrations) sink.registered(r.id, r.method, r.registerOptions);
       return null;
     },
   );

@@ -6,30 +6,21 @@
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { CancellationTokenSource, type MessageConnection, ResponseError } from "vscode-jsonrpc/node";
-import type { Diagnostic, InitializeResult, ServerCapabilities } from "vscode-languageserver-protocol";
+import type { InitializeResult, ServerCapabilities } from "vscode-languageserver-protocol";
 import { ToolError } from "../errors.js";
 import type { Resolved } from "../proc/binaries.js";
 import type { ProcessTracker, TrackedProcess } from "../proc/tracker.js";
 import { deadline } from "../signals.js";
 import type { ServerSpec } from "./catalog.js";
 import { answerServerRequests, CLIENT_CAPABILITIES, type ServerEventSink } from "./client-requests.js";
+import type { OpenDocument, PushedDiagnostics } from "./documents.js";
 import { RequestTimeout, ServerRefusal } from "./request-errors.js";
 import { startServer } from "./server-process.js";
+import { WatchedFiles } from "./watched-files.js";
 
 export type ServerState = "starting" | "indexing" | "ready" | "crashed" | "stopped";
 
-export interface PushedDiagnostics {
-  readonly version: number | undefined;
-  readonly items: Diagnostic[];
-  /** Monotonic sequence number of the publish, to tell "newer than" without clocks. */
-  readonly seq: number;
-}
-
-export interface OpenDocument {
-  readonly uri: string;
-  version: number;
-  text: string;
-}
+export type { OpenDocument, PushedDiagnostics } from "./documents.js";
 
 const LOG_LINES = 40;
 /** The progress entry standing for a server that says it is not quiescent. */
@@ -44,6 +35,8 @@ export class LspClient {
   readonly startedAt = performance.now();
   lastError: string | undefined;
   capabilities: ServerCapabilities = {};
+  /** The files the server asked to hear about (didChangeWatchedFiles registrations). */
+  readonly watched: WatchedFiles;
   /** What the server says its version is (initialize's serverInfo), when it says. */
   serverVersion: string | undefined;
   /** "utf-16" unless the server chose otherwise. */
@@ -73,6 +66,7 @@ export class LspClient {
     this.root = root;
     this.resolved = resolved;
     this.confined = runsProjectCode;
+    this.watched = new WatchedFiles(root);
   }
 
   get pid(): number | undefined {
@@ -366,12 +360,14 @@ export class LspClient {
     return {
       root: this.root,
       settings: () => this.spec.settings ?? {},
-      registered: (id, method) => {
+      registered: (id, method, options) => {
         this.#registrations.set(id, method);
+        if (method === "workspace/didChangeWatchedFiles") this.watched.register(id, options);
         this.#wake();
       },
       unregistered: (id) => {
         this.#registrations.delete(id);
+        this.watched.unregister(id);
       },
       published: (params) => {
         this.#seq += 1;

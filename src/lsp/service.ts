@@ -12,6 +12,7 @@ import { fileDiagnostics, projectDiagnostics } from "./diagnose.js";
 import { renameFile } from "./file-rename.js";
 import { DiagnosticsJournal } from "./journal.js";
 import { type HierarchyOptions, navigate } from "./navigation.js";
+import { OutsideChanges } from "./outside-changes.js";
 import { rename } from "./rename.js";
 import type { AfterWriteDiagnostics, LspAnswer, NavigationAction, RenameAnswer } from "./schema.js";
 import type { LspSupervisor } from "./supervisor.js";
@@ -25,6 +26,8 @@ export class LanguageService implements LspBase {
   readonly workdir: string;
   readonly #processes: ProcessTracker;
   readonly #written: WriteDiagnostics;
+  /** Changes to the workdir made by anything else, sent to the servers. */
+  readonly outside: OutsideChanges;
   /** Servers whose answer already told what an untrusted workspace changes for them. */
   readonly #toldTrust = new Set<string>();
 
@@ -34,6 +37,8 @@ export class LanguageService implements LspBase {
     this.workdir = supervisor.workdir;
     this.#processes = processes;
     this.#written = new WriteDiagnostics(this);
+    this.outside = new OutsideChanges(supervisor);
+    supervisor.onStart = () => this.outside.start();
   }
 
   /**
@@ -60,6 +65,7 @@ export class LanguageService implements LspBase {
     signal: AbortSignal,
     options: HierarchyOptions = {},
   ): Promise<LspAnswer> {
+    await this.outside.settled();
     const answer = await navigate(this, await findTarget(this, file, line, symbol), action, signal, options);
     const server = answer.structured.server;
     if (!server || this.supervisor.trusted || this.#toldTrust.has(server)) return answer;
@@ -76,14 +82,16 @@ export class LanguageService implements LspBase {
       : answer;
   }
 
-  symbols(
+  async symbols(
     args: { file?: string | undefined; query?: string | undefined },
     signal: AbortSignal,
   ): Promise<LspAnswer> {
+    await this.outside.settled();
     return symbols(this, args, signal);
   }
 
-  fileDiagnostics(file: string, signal: AbortSignal): Promise<LspAnswer> {
+  async fileDiagnostics(file: string, signal: AbortSignal): Promise<LspAnswer> {
+    await this.outside.settled();
     return fileDiagnostics(this, file, signal);
   }
 
@@ -110,11 +118,13 @@ export class LanguageService implements LspBase {
     newName: string,
     signal: AbortSignal,
   ): Promise<RenameAnswer> {
+    await this.outside.settled();
     return rename(this, await findTarget(this, file, line, symbol), newName, signal);
   }
 
   /** A file moved with the edits its servers propose (willRenameFiles), all or nothing. */
-  renameFile(file: string, newPath: string, signal: AbortSignal): Promise<RenameAnswer> {
+  async renameFile(file: string, newPath: string, signal: AbortSignal): Promise<RenameAnswer> {
+    await this.outside.settled();
     return renameFile(this, file, newPath, signal);
   }
 
@@ -140,6 +150,7 @@ export class LanguageService implements LspBase {
       ...rows,
       ...(idle.length ? ["Available:", ...idle] : []),
       ...(missing.length ? ["Cannot serve here:", ...missing] : []),
+      ...(this.outside.describe() ? [this.outside.describe()!] : []),
       ...(running.some((s) => s.inPlace)
         ? [
             `${this.supervisor.confinedPlace.kind === "container" ? "Servers run" : "Servers that run the project's code run"} ${this.supervisor.confinedPlace.description}`,
@@ -167,7 +178,8 @@ export class LanguageService implements LspBase {
     return { text, structured: { action: "reload" } };
   }
 
-  dispose(): Promise<void> {
-    return this.supervisor.dispose();
+  async dispose(): Promise<void> {
+    await this.outside.dispose();
+    await this.supervisor.dispose();
   }
 }

@@ -78,6 +78,8 @@ export class LspSupervisor {
   readonly #processes: ProcessTracker;
   readonly #handles = new Map<string, Handle>();
   #disposed = false;
+  /** Called after each server start (the resource starts watching the workdir then). */
+  onStart: (() => void) | undefined;
 
   /**
    * `trust`: whether the workspace's own code may run — its node_modules/.bin and .venv servers, rust-analyzer's
@@ -237,6 +239,7 @@ export class LspSupervisor {
         `The ${handle.spec.name} server for ${this.#rel(handle.root)} did not start: ${client.lastError}. \`lsp status\` shows its last output.`,
       );
     }
+    this.onStart?.();
     if (previous) {
       // A restart: the server has forgotten every document; open the tracked ones again.
       for (const [file, languageId] of handle.tracked) {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ToolError } from "../errors.js";
+import { RequestTimeout } from "../lsp/request-errors.js";
 import { locator, renameOutput } from "../lsp/schema.js";
 import { defineTool } from "../registry.js";
 
@@ -50,7 +51,16 @@ export const lspRenameTool = defineTool({
       : `rename \`${args.symbol}\` (${args.file}${args.line ? `:${args.line}` : ""}) to \`${args.new_name}\` across the project`,
   async run(args, ctx) {
     await ctx.use("lsp").settleTrust(args.file, ctx);
-    if (args.new_path !== undefined) return ctx.use("lsp").renameFile(args.file, args.new_path, ctx.signal);
-    return ctx.use("lsp").rename(args.file, args.line, args.symbol!, args.new_name!, ctx.signal);
+    try {
+      if (args.new_path !== undefined)
+        return await ctx.use("lsp").renameFile(args.file, args.new_path, ctx.signal);
+      return await ctx.use("lsp").rename(args.file, args.line, args.symbol!, args.new_name!, ctx.signal);
+    } catch (error) {
+      if (error instanceof RequestTimeout)
+        throw new ToolError(
+          `${error.message}; nothing was changed (the request was cancelled on the server). Try again, or \`lsp reload\` with this file.`,
+        );
+      throw error;
+    }
   },
 });
