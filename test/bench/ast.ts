@@ -29,6 +29,8 @@ interface Case {
   language: string;
   cliLanguage: string;
   pattern: string;
+  /** A rule instead of the pattern alone (the pattern names it, and is the rule's own `pattern`). */
+  rule?: Record<string, unknown>;
 }
 
 const CASES: { corpus: string; build: (dir: string) => number; cases: Case[] }[] = [
@@ -54,6 +56,16 @@ const CASES: { corpus: string; build: (dir: string) => number; cases: Case[] }[]
         cliLanguage: "python",
         pattern: "def $F($$$A) -> NoReturn: ...",
       },
+      {
+        name: "py rule: methods -> NoReturn",
+        language: "python",
+        cliLanguage: "python",
+        pattern: "def $F($$$A) -> NoReturn: ...",
+        rule: {
+          pattern: "def $F($$$A) -> NoReturn: ...",
+          inside: { kind: "class_definition", stopBy: "end" },
+        },
+      },
     ],
   },
   {
@@ -67,6 +79,25 @@ const CASES: { corpus: string; build: (dir: string) => number; cases: Case[] }[]
         pattern: "$A.hasOwnProperty($B)",
       },
       { name: "js: require($M)", language: "javascript", cliLanguage: "javascript", pattern: "require($M)" },
+      {
+        name: "js rule: require($M) not in a function",
+        language: "javascript",
+        cliLanguage: "javascript",
+        pattern: "require($M)",
+        rule: {
+          pattern: "require($M)",
+          not: {
+            inside: {
+              any: [
+                { kind: "function_declaration" },
+                { kind: "function_expression" },
+                { kind: "arrow_function" },
+              ],
+              stopBy: "end",
+            },
+          },
+        },
+      },
     ],
   },
 ];
@@ -94,7 +125,11 @@ export async function benchAst(): Promise<AstBenchRow[]> {
           const engine = run.resource("ast")!;
           const search = (pattern: string) =>
             engine.search(
-              { pattern, language: c.language, max_results: 1_000_000 },
+              {
+                ...(c.rule && pattern === c.pattern ? { rule: c.rule } : { pattern }),
+                language: c.language,
+                max_results: 1_000_000,
+              },
               new AbortController().signal,
             );
           await search("runbound_bench_absent_word");
@@ -114,7 +149,15 @@ export async function benchAst(): Promise<AstBenchRow[]> {
           start = performance.now();
           const cli = spawnSync(
             path.join(ROOT, "node_modules/.bin/ast-grep"),
-            ["run", "-p", c.pattern, "-l", c.cliLanguage, "--json=stream", "."],
+            c.rule
+              ? [
+                  "scan",
+                  "--inline-rules",
+                  `id: bench\nlanguage: ${c.cliLanguage}\nrule: ${JSON.stringify(c.rule)}`,
+                  "--json=stream",
+                  ".",
+                ]
+              : ["run", "-p", c.pattern, "-l", c.cliLanguage, "--json=stream", "."],
             {
               cwd: dir,
               encoding: "utf8",
@@ -163,7 +206,11 @@ export async function benchAst(): Promise<AstBenchRow[]> {
             ast: { treeCacheMB: 1536, maxFileKB: SAME_FILES_KB },
           });
           const engine = run.resource("ast")!;
-          const args = { pattern: c.pattern, language: c.language, max_results: 1_000_000 };
+          const args = {
+            ...(c.rule ? { rule: c.rule } : { pattern: c.pattern }),
+            language: c.language,
+            max_results: 1_000_000,
+          };
           await engine.search(args, new AbortController().signal);
           const times: number[] = [];
           let cost = { parsed: 0, reused: 0 };

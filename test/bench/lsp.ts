@@ -1,7 +1,7 @@
 /**
  * lsp figures, each beside its baseline from the same run:
- * - warm definition / references / hover through the `lsp` tool (link, gate, position finding, formatting) versus
- *   the raw LSP request on the same server process;
+ * - warm definition / references / hover / call_hierarchy / type_hierarchy through the `lsp` tool (link, gate,
+ *   position finding, formatting) versus the raw LSP request(s) on the same server process;
  * - write → new diagnostics through `edit` versus the server's own latency (didChange → pull, or → the publish of
  *   that version) on the same server;
  * - cold start to the first answer, through runbound versus a bare spawn + initialize + didOpen + request.
@@ -127,6 +127,7 @@ export async function benchLsp(): Promise<BenchRow[]> {
       };
       for (const action of ["definition", "references", "hover"] as const)
         rows.push(await againstRaw(`${t.server} ${action} (warm)`, CALLS, () => tool(action), raw[action]));
+      rows.push(...(await benchHierarchy(t, client, server, uri, position)));
       forward = raw.definition;
       const floor = await againstRaw(
         `${t.server} definition, forwarding tool`,
@@ -144,6 +145,57 @@ export async function benchLsp(): Promise<BenchRow[]> {
   }
   rows.push(...(await benchLargeProject()));
   rows.push(await benchLargeFile());
+  return rows;
+}
+
+/**
+ * call_hierarchy (incoming, depth 1) and, where the server has it, type_hierarchy through the tool, against the
+ * raw pair of requests it makes (prepare, then incomingCalls or supertypes) on the same server.
+ */
+async function benchHierarchy(
+  t: Target,
+  client: Client,
+  server: Awaited<ReturnType<LspSupervisor["clientFor"]>>["client"],
+  uri: string,
+  position: { line: number; character: number },
+): Promise<BenchRow[]> {
+  const pair =
+    (prepare: string, then: string, at: { uri: string; position: typeof position }) => async () => {
+      const items = await server.request<unknown[]>(
+        prepare,
+        { textDocument: { uri: at.uri }, position: at.position },
+        10_000,
+      );
+      return server.request(then, { item: items[0] }, 10_000);
+    };
+  const rows = [
+    await againstRaw(
+      `${t.server} call_hierarchy (warm)`,
+      CALLS,
+      () =>
+        client.callTool({
+          name: "lsp",
+          arguments: { action: "call_hierarchy", file: t.file, line: t.line, symbol: t.symbol },
+        }),
+      pair("textDocument/prepareCallHierarchy", "callHierarchy/incomingCalls", { uri, position }),
+    ),
+  ];
+  if (server.capabilities.typeHierarchyProvider && t.server === "gopls") {
+    const file = path.join(path.dirname(new URL(uri).pathname), "stock.go");
+    const at = { uri: pathToFileURL(file).href, position: { line: 10, character: 5 } };
+    rows.push(
+      await againstRaw(
+        `${t.server} type_hierarchy (warm)`,
+        CALLS,
+        () =>
+          client.callTool({
+            name: "lsp",
+            arguments: { action: "type_hierarchy", file: "go/stock.go", line: 11, symbol: "Stock" },
+          }),
+        pair("textDocument/prepareTypeHierarchy", "typeHierarchy/supertypes", at),
+      ),
+    );
+  }
   return rows;
 }
 
