@@ -7,6 +7,8 @@ export type {
   ApproverOption,
 } from "./approvals.js";
 export type { AstOptions } from "./ast/engine.js";
+export type { AdapterConfig } from "./dap/custom-adapters.js";
+export type { DebugOptions } from "./dap/supervisor.js";
 export { ToolError } from "./errors.js";
 export type { KernelOptions, Sandbox } from "./kernels/pool.js";
 export { type LogEntry, type LogLevel, type RunLogger, stderrLogger } from "./log.js";

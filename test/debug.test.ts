@@ -8,6 +8,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AdapterSpec, ResolvedAdapter } from "../src/dap/adapters.js";
 import { describeStop } from "../src/dap/answers.js";
+import { BreakpointBook } from "../src/dap/breakpoints.js";
 import { DebugSession } from "../src/dap/session.js";
 import { createRun, type Run } from "../src/index.js";
 import { ProcessTracker } from "../src/proc/tracker.js";
@@ -15,6 +16,13 @@ import { isAlive } from "../src/proc/tree.js";
 import type { ToolContext } from "../src/registry.js";
 import { debugTool } from "../src/tools/debug.js";
 import { call, HOME, textOf, track, workdirWith, workspaceCopy } from "./helpers.js";
+
+/** A breakpoint book with one line breakpoint, for a session driven directly. */
+function book(file: string, line: number): BreakpointBook {
+  const b = new BreakpointBook();
+  b.lines.set(file, [{ line }]);
+  return b;
+}
 
 interface Case {
   adapter: string;
@@ -781,9 +789,37 @@ describe("a scripted adapter, for orders and faults real ones do not produce on 
     }
   }
 
+  it("an adapter without conditions, logpoints, function breakpoints or setVariable: each is refused, nothing half-set", async () => {
+    await scripted(undefined, async ({ session, program, workdir }) => {
+      const plan = book(program, 2);
+      plan.functions = ["main"];
+      plan.exceptions = ["raised"];
+      const { report, notes } = await session.launch([], workdir, plan);
+      expect(report).toMatchObject({ state: "stopped", location: { line: 2 } });
+      expect(notes).toEqual([
+        "the scripted adapter does not support function breakpoints (it does not advertise supportsFunctionBreakpoints); set a line breakpoint in the function instead.",
+        '`exception_breakpoints` "raised" is not a filter of the scripted adapter; it offers none.',
+        "the scripted adapter stops on its default exception filters instead",
+      ]);
+      await expect(
+        session.breakpoints.lines(program, [
+          { line: 3, condition: "x > 1" },
+          { line: 4, log_message: "at {x}" },
+        ]),
+      ).rejects.toThrow(
+        "the scripted adapter does not support conditions (it does not advertise supportsConditionalBreakpoints), logpoints (it does not advertise supportsLogPoints); no breakpoint was changed.",
+      );
+      await expect(session.setVariable("line", "5")).rejects.toThrow(
+        "the scripted adapter cannot set variables (it advertises neither supportsSetVariable nor supportsSetExpression); evaluate an assignment instead.",
+      );
+      // The breakpoint at line 2 is still the only one: the next stop is the step's, not a line 3 or 4 one.
+      expect(await session.resume("next")).toMatchObject({ reason: "step", location: { line: 3 } });
+    });
+  });
+
   it("a step's stop that arrives in the same read as the step's answer is caught", async () => {
     await scripted(undefined, async ({ session, program, workdir }) => {
-      const { report: first } = await session.launch([], workdir, new Map([[program, [2]]]));
+      const { report: first } = await session.launch([], workdir, book(program, 2));
       expect(first).toMatchObject({
         state: "stopped",
         reason: "breakpoint",
@@ -807,7 +843,7 @@ describe("a scripted adapter, for orders and faults real ones do not produce on 
 
   it("an adapter that does not answer a step: the answer says so and does not claim a stop", async () => {
     await scripted("next", async ({ session, program, workdir }) => {
-      await session.launch([], workdir, new Map([[program, [2]]]));
+      await session.launch([], workdir, book(program, 2));
       await expect(session.resume("next")).rejects.toThrow(
         /^the scripted adapter did not answer next within 1000 ms: the program may be stopped or running\. Use status \(or pause\); if the adapter hangs, terminate and launch again\.$/,
       );
@@ -818,7 +854,7 @@ describe("a scripted adapter, for orders and faults real ones do not produce on 
 
   it("an adapter that does not answer stackTrace at a stop: the stop is answered, naming what is missing", async () => {
     await scripted("stackTrace", async ({ session, program, workdir }) => {
-      const { report } = await session.launch([], workdir, new Map([[program, [2]]]));
+      const { report } = await session.launch([], workdir, book(program, 2));
       expect(report).toMatchObject({
         state: "stopped",
         reason: "breakpoint",

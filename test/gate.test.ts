@@ -44,7 +44,7 @@ describe("the approval gate on the full surface", () => {
       "launch needs `program` (what to run).",
     );
     expect(textOf(await call(client, "debug", { operation: "breakpoints", file: "a.py" }))).toBe(
-      "breakpoints needs `lines` (1-based lines; [] clears the file).",
+      "breakpoints with `file` needs `lines` (1-based lines; [] clears the file) or `breakpoints` (lines with a condition, hit_condition or log_message).",
     );
     expect(seen).toEqual([]);
     // A call that passes its rules is the one put to the approver.

@@ -3,6 +3,7 @@
  * and the text the model reads of a stop.
  */
 import { ToolError } from "../errors.js";
+import { filtersOf, type LineBreakpoint } from "./breakpoints.js";
 import type { DebugAnswer, DebugArgs, DebugOperation } from "./schema.js";
 import type { DebugSession, StopReport } from "./session.js";
 import type { DebugSupervisor } from "./supervisor.js";
@@ -16,26 +17,59 @@ type Operation = (
 
 /** What each operation cannot do without, and what each of those arguments is. */
 const NEEDS: Partial<Record<DebugOperation, readonly (keyof DebugArgs)[]>> = {
-  breakpoints: ["file", "lines"],
   launch: ["program"],
   attach: ["port"],
   scopes: ["frame_id"],
   variables: ["reference"],
   evaluate: ["expression"],
+  set_variable: ["name", "value"],
+  watch: ["watch"],
 };
 const WHAT: Partial<Record<keyof DebugArgs, string>> = {
   file: "the source file",
   lines: "1-based lines; [] clears the file",
   program: "what to run",
-  port: "where the program's debug server listens",
+  port: "where the program's debug server listens; or give `pid`, the process id of a running program",
   frame_id: "a frame id from stack",
   reference: "from scopes or variables",
   expression: "what to evaluate",
+  name: "the variable, as scopes or variables list it",
+  value: "the new value, an expression of the program's language",
+  watch: "expressions to show at every stop; [] clears",
 };
 
 /** Every argument the operation needs is there: checked before approval, so no one is asked about a refusal. */
 export function checkDebugArgs(args: DebugArgs): void {
-  for (const key of NEEDS[args.operation] ?? []) need(args, key);
+  if (args.operation === "attach" && args.pid !== undefined && args.port !== undefined)
+    throw new ToolError(
+      "attach takes `port` (a program's debug server) or `pid` (a running program), not both.",
+    );
+  if (args.operation === "attach" && args.pid !== undefined) return;
+  if (args.operation === "breakpoints") checkBreakpointArgs(args);
+  else for (const key of NEEDS[args.operation] ?? []) need(args, key);
+}
+
+/** One kind of breakpoint per call: a file's lines (plain or with options), functions, or exception filters. */
+function checkBreakpointArgs(args: DebugArgs): void {
+  const kinds = (["lines", "breakpoints", "function_breakpoints", "exception_breakpoints"] as const).filter(
+    (k) => args[k] !== undefined,
+  );
+  if (kinds.length === 0 && args.file !== undefined)
+    throw new ToolError(
+      "breakpoints with `file` needs `lines` (1-based lines; [] clears the file) or `breakpoints` (lines with a condition, hit_condition or log_message).",
+    );
+  if (kinds.length === 0)
+    throw new ToolError(
+      "breakpoints needs `file` with `lines` (or `breakpoints`, lines with options), or `function_breakpoints`, or `exception_breakpoints`.",
+    );
+  if (kinds.length > 1)
+    throw new ToolError(
+      `breakpoints takes one kind per call; got ${kinds.map((k) => `\`${k}\``).join(" and ")}. Set them in separate calls.`,
+    );
+  const lineKind = kinds[0] === "lines" || kinds[0] === "breakpoints";
+  if (lineKind && args.file === undefined) need(args, "file");
+  if (!lineKind && args.file !== undefined)
+    throw new ToolError(`\`${kinds[0]}\` applies to the whole program; drop \`file\`.`);
 }
 
 function need<K extends keyof DebugArgs>(args: DebugArgs, key: K): NonNullable<DebugArgs[K]> {
@@ -55,6 +89,81 @@ const resume: Operation = async (args, debug) => {
   };
 };
 
+async function lineBreakpoints(args: DebugArgs, debug: DebugSupervisor): Promise<DebugAnswer> {
+  const file = need(args, "file");
+  const wanted: LineBreakpoint[] = args.breakpoints ?? (args.lines ?? []).map((line) => ({ line }));
+  const { path, results, sent } = await debug.setBreakpoints(file, wanted);
+  const rows = results.map((r, i) => {
+    const state = r.verified
+      ? `verified${r.actual_line ? ` (moved to line ${r.actual_line})` : ""}`
+      : `not verified${r.message ? `: ${r.message}` : ""}`;
+    return `  ${path}:${r.line}${optionsOf(wanted[i])} ${state}`;
+  });
+  const head = wanted.length
+    ? `${wanted.length} breakpoint${wanted.length > 1 ? "s" : ""} in ${path}${sent ? "" : " (set before launch)"}:`
+    : `Cleared the breakpoints of ${path}.`;
+  return {
+    text: [head, ...rows].join("\n"),
+    structured: { operation: "breakpoints", breakpoints: [{ path, results }] },
+  };
+}
+
+/** What was set before launch and the adapter then refused, said in the launch's answer. */
+function notesText(notes: readonly string[]): string {
+  return notes.map((n) => `\nNot set: ${n.replace(/\.$/, "")}.`).join("");
+}
+
+/** A breakpoint's options as the answer shows them: ` (if i == 6; hit > 5; logs "i={i}")`. */
+function optionsOf(b: LineBreakpoint | undefined): string {
+  if (!b) return "";
+  const parts = [
+    ...(b.condition !== undefined ? [`if ${b.condition}`] : []),
+    ...(b.hit_condition !== undefined ? [`hit ${b.hit_condition}`] : []),
+    ...(b.log_message !== undefined ? [`logs ${JSON.stringify(b.log_message)}`] : []),
+  ];
+  return parts.length ? ` (${parts.join("; ")})` : "";
+}
+
+async function functionBreakpoints(names: readonly string[], debug: DebugSupervisor): Promise<DebugAnswer> {
+  const results = await debug.setFunctionBreakpoints(names);
+  const rows = names.map((name, i) => {
+    const r = results?.[i];
+    if (!r) return `  ${name}: set before launch; sent when the program starts`;
+    return `  ${name}: ${r.verified ? "verified" : `not verified${r.message ? `: ${r.message}` : ""}`}`;
+  });
+  return {
+    text: names.length ? [`Function breakpoints:`, ...rows].join("\n") : "Cleared the function breakpoints.",
+    structured: {
+      operation: "breakpoints",
+      breakpoints: [
+        {
+          path: "(functions)",
+          results: names.map((name, i) => ({
+            line: results?.[i]?.line ?? 0,
+            name,
+            verified: results?.[i]?.verified ?? false,
+            ...(results?.[i]?.message ? { message: results[i]!.message! } : {}),
+          })),
+        },
+      ],
+    },
+  };
+}
+
+async function exceptionBreakpoints(
+  filters: readonly string[],
+  debug: DebugSupervisor,
+): Promise<DebugAnswer> {
+  const sent = await debug.setExceptionBreakpoints(filters);
+  const when = sent ? "" : " (set before launch; sent when the program starts)";
+  return {
+    text: filters.length
+      ? `Stopping on exceptions: ${filters.join(", ")}${when}.`
+      : `Not stopping on any exception${when}.`,
+    structured: { operation: "breakpoints", exception_filters: [...filters] },
+  };
+}
+
 export const OPERATIONS: Record<DebugOperation, Operation> = {
   adapters: (_args, debug) => {
     const adapters = debug.adapters();
@@ -71,26 +180,24 @@ export const OPERATIONS: Record<DebugOperation, Operation> = {
     if (!session)
       return { text: "No debug session is running.", structured: { operation: "status", state: "none" } };
     const report = await session.report();
+    const filters = filtersOf(session.capabilities);
+    const offered = filters.length
+      ? `\nException filters (breakpoints exception_breakpoints): ${filters.join(", ")}.`
+      : "";
     return {
-      text: `Session: ${debug.describe(session)}, ${session.adapter.onHost ? "on the host (it joins a program running there)" : debug.place.replace(/:.*/, "")}.\n${describeStop(report)}`,
-      structured: { operation: "status", ...report },
+      text: `Session: ${debug.describe(session)}, ${session.adapter.onHost ? "on the host (it joins a program running there)" : debug.place.replace(/:.*/, "")}.\n${describeStop(report)}${offered}`,
+      structured: {
+        operation: "status",
+        ...report,
+        exception_filters: (session.capabilities.exceptionBreakpointFilters ?? []).map((f) => f.filter),
+      },
     };
   },
-  breakpoints: async (args, debug) => {
-    const file = need(args, "file");
-    const lines = need(args, "lines");
-    const { path, results, sent } = await debug.setBreakpoints(file, lines);
-    const rows = results.map(
-      (r) =>
-        `  ${path}:${r.line} ${r.verified ? `verified${r.actual_line ? ` (moved to line ${r.actual_line})` : ""}` : `not verified${r.message ? `: ${r.message}` : ""}`}`,
-    );
-    const head = lines.length
-      ? `${lines.length} breakpoint${lines.length > 1 ? "s" : ""} in ${path}${sent ? "" : " (set before launch)"}:`
-      : `Cleared the breakpoints of ${path}.`;
-    return {
-      text: [head, ...rows].join("\n"),
-      structured: { operation: "breakpoints", breakpoints: [{ path, results }] },
-    };
+  breakpoints: (args, debug) => {
+    if (args.function_breakpoints !== undefined) return functionBreakpoints(args.function_breakpoints, debug);
+    if (args.exception_breakpoints !== undefined)
+      return exceptionBreakpoints(args.exception_breakpoints, debug);
+    return lineBreakpoints(args, debug);
   },
   launch: async (args, debug, progress) => {
     const program = need(args, "program");
@@ -103,7 +210,8 @@ export const OPERATIONS: Record<DebugOperation, Operation> = {
         () => undefined,
       );
     }, 1000);
-    const { report, breakpoints, session } = await debug
+    if (args.watch) debug.setWatch(args.watch);
+    const { report, breakpoints, session, notes } = await debug
       .launch(program, args.args ?? [])
       .finally(() => clearInterval(beat));
     const verified = breakpoints.flatMap((b) =>
@@ -112,16 +220,18 @@ export const OPERATIONS: Record<DebugOperation, Operation> = {
           `${b.path}:${r.line} ${r.verified ? "verified" : `not verified${r.message ? ` (${r.message})` : ""}`}`,
       ),
     );
-    const head = `Launched ${debug.describe(session)} with ${session.adapter.detail}.${verified.length ? `\nBreakpoints: ${verified.join("; ")}` : ""}`;
+    const head = `Launched ${debug.describe(session)} with ${session.adapter.detail}.${verified.length ? `\nBreakpoints: ${verified.join("; ")}` : ""}${notesText(notes)}`;
     return {
       text: `${head}\n${describeStop(report)}${failedOutput(report, session)}`,
       structured: { operation: "launch", breakpoints, ...report },
     };
   },
   attach: async (args, debug) => {
-    const { report, breakpoints, session } = await debug.attach(need(args, "port"));
+    if (args.watch) debug.setWatch(args.watch);
+    const { report, breakpoints, session, notes } =
+      args.pid !== undefined ? await debug.attachPid(args.pid) : await debug.attach(need(args, "port"));
     return {
-      text: `Attached to ${debug.describe(session)} with ${session.adapter.detail}.\n${describeStop(report)}`,
+      text: `Attached to ${debug.describe(session)} with ${session.adapter.detail}.${notesText(notes)}\n${describeStop(report)}`,
       structured: { operation: "attach", breakpoints, ...report },
     };
   },
@@ -182,6 +292,30 @@ export const OPERATIONS: Record<DebugOperation, Operation> = {
       structured: { operation: "evaluate", result },
     };
   },
+  set_variable: async (args, debug) => {
+    const name = need(args, "name");
+    const { value, type } = await debug
+      .session("set_variable")
+      .setVariable(name, need(args, "value"), args.frame_id, args.reference);
+    return {
+      text: `${name} = ${value}${type ? ` (${type})` : ""}`,
+      structured: { operation: "set_variable", result: value },
+    };
+  },
+  watch: async (args, debug) => {
+    const expressions = need(args, "watch");
+    debug.setWatch(expressions);
+    const session = debug.running;
+    const now = session?.state === "stopped" ? await session.report() : undefined;
+    const head = expressions.length
+      ? `Watching ${expressions.map((e) => `\`${e}\``).join(", ")} at every stop.`
+      : "No watch expressions.";
+    const values = now?.watches?.map((w) => `  ${w.expression} = ${w.value}`) ?? [];
+    return {
+      text: [head, ...(values.length ? ["Now:", ...values] : [])].join("\n"),
+      structured: { operation: "watch", ...(now?.watches ? { watches: now.watches } : {}) },
+    };
+  },
   output: (_args, debug) => {
     const session = debug.session("output");
     const { text, dropped } = session.output();
@@ -213,6 +347,22 @@ function failedOutput(report: StopReport, session: DebugSession | undefined): st
 }
 
 export function describeStop(report: StopReport): string {
+  return [describeState(report), ...loggedLines(report)].join("\n");
+}
+
+/** What logpoints printed since the last answer: the count, and the last lines. */
+function loggedLines(report: StopReport): string[] {
+  const total = report.logged_total ?? 0;
+  if (total === 0) return [];
+  const shown = report.logged ?? [];
+  const last = total > shown.length ? ` (the last ${shown.length})` : "";
+  return [
+    `Logpoints printed ${total === 1 ? "1 line" : `${total} lines`} since the last answer${last}:`,
+    ...shown.map((line) => `  ${line.length > 200 ? `${line.slice(0, 200)}…` : line}`),
+  ];
+}
+
+function describeState(report: StopReport): string {
   if (report.state === "exited" && report.error)
     return `${report.error.replace(/^the/, "The")}; the program went with it. Launch again.`;
   if (report.state === "exited")
@@ -241,6 +391,8 @@ export function describeStop(report: StopReport): string {
     lines.push(
       `Locals: ${report.locals.map((v) => `${v.name} = ${v.value.length > 60 ? `${v.value.slice(0, 60)}…` : v.value}`).join("; ")}`,
     );
+  if (report.watches?.length)
+    lines.push(`Watch: ${report.watches.map((w) => `${w.expression} = ${w.value}`).join("; ")}`);
   if (report.unavailable?.length)
     lines.push(`Not available at this stop: ${report.unavailable.join("; ")}. status asks again.`);
   return lines.join("\n");

@@ -4,6 +4,7 @@
  * or a program's own debug server on a port (debugpy --listen, dlv --headless).
  */
 import { randomUUID } from "node:crypto";
+import { mkdirSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
@@ -54,10 +55,16 @@ export async function connectAdapter(
             : arg,
         )
       : adapter.args;
+  const cache =
+    !adapter.onHost && options.processes.confinedPlace.kind === "confined"
+      ? adapter.confinedCache
+      : undefined;
+  if (cache) mkdirSync(cache.dir, { recursive: true });
   const proc = options.processes.spawn(`${spec.id} debug adapter`, adapter.command, args, {
     cwd: options.cwd,
     stdio: ["pipe", "pipe", "pipe"],
     confined: !adapter.onHost,
+    ...(cache ? { env: { ...process.env, ...cache.env }, writable: [cache.dir] } : {}),
   });
   let stderr = "";
   proc.child.stderr?.on("data", (d: Buffer) => {
@@ -190,4 +197,21 @@ export async function stopOnDefaultExceptions(
     .map((f) => f.filter);
   if (filters.length)
     await client.request("setExceptionBreakpoints", { filters }, requestMs).catch(() => undefined);
+}
+
+/**
+ * What of an output event is the program's: its own streams only — "console" (the default) is the adapter talking
+ * ("Running attachCommands", "Type 'dlv help'"), telemetry and "important" are the adapter's too — and a logpoint's
+ * line, which comes as stdout (debugpy, delve) or console (lldb) and is told by the message it was set with.
+ */
+export function programText(
+  body: DebugProtocol.OutputEvent["body"],
+  adapter: string,
+  logpoints: { take(output: string): string | undefined },
+): string | undefined {
+  const logged = logpoints.take(body.output);
+  if (logged !== undefined) return `${logged}\n`;
+  if (body.category !== "stdout" && body.category !== "stderr") return undefined;
+  // delve also sends its "Building …" line as the program's stdout.
+  return adapter === "delve" ? body.output.replace(DELVE_OWN_LINES, "") : body.output;
 }

@@ -17,6 +17,8 @@ export const DEBUG_OPERATIONS = [
   "scopes",
   "variables",
   "evaluate",
+  "set_variable",
+  "watch",
   "output",
   "terminate",
 ] as const;
@@ -41,6 +43,37 @@ export const debugInput = {
     .array(z.number().int().min(1))
     .optional()
     .describe("breakpoints: 1-based lines; [] clears the file."),
+  breakpoints: z
+    .array(
+      z.object({
+        line: z.number().int().min(1),
+        condition: z.string().min(1).optional().describe("Stop only when this expression is true."),
+        hit_condition: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(
+            'Stop only on some hits, in the adapter\'s syntax: e.g. "5" or ">= 5" (debugpy, lldb), "> 5" or "% 10" (delve).',
+          ),
+        log_message: z
+          .string()
+          .min(1)
+          .optional()
+          .describe("A logpoint: print this ({expr} interpolated) and do not stop."),
+      }),
+    )
+    .optional()
+    .describe("breakpoints: instead of `lines`, lines with options; [] clears the file."),
+  function_breakpoints: z
+    .array(z.string().min(1))
+    .optional()
+    .describe("breakpoints: stop on entry to these functions (names as the adapter knows them); [] clears."),
+  exception_breakpoints: z
+    .array(z.string().min(1))
+    .optional()
+    .describe(
+      "breakpoints: the adapter's exception filters to stop on (status lists them), e.g. debugpy raised / uncaught; [] stops on none.",
+    ),
   program: z
     .string()
     .optional()
@@ -55,14 +88,38 @@ export const debugInput = {
     .describe(
       "attach: the loopback port of the program's debug server (`python -m debugpy --listen`, `dlv … --headless --listen`, `lldb-server gdbserver`).",
     ),
+  pid: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(
+      "attach: instead of port, the process id of a program running in the workdir (Python, Go, native).",
+    ),
   thread_id: z
     .number()
     .int()
     .optional()
     .describe("continue, pause, steps, stack: the thread (default: the stopped one)."),
-  frame_id: z.number().int().optional().describe("scopes, evaluate: a frame id from stack."),
-  reference: z.number().int().optional().describe("variables: a reference from scopes or variables."),
+  frame_id: z.number().int().optional().describe("scopes, evaluate, set_variable: a frame id from stack."),
+  reference: z
+    .number()
+    .int()
+    .optional()
+    .describe("variables: a reference from scopes or variables; set_variable: what holds the variable."),
   expression: z.string().optional().describe("evaluate: an expression in the frame's scope."),
+  name: z.string().min(1).optional().describe("set_variable: the variable (as scopes or variables list it)."),
+  value: z
+    .string()
+    .optional()
+    .describe("set_variable: the new value, as an expression of the program's language."),
+  watch: z
+    .array(z.string().min(1))
+    .max(10)
+    .optional()
+    .describe(
+      "launch, attach, watch: expressions evaluated at every stop and shown in its answer (replaces the list; [] clears).",
+    ),
   all: z
     .boolean()
     .optional()
@@ -97,6 +154,19 @@ export const stopReportShape = {
   frames: z.array(frame).optional(),
   locals: z.array(variable).optional(),
   exit_code: z.number().int().optional(),
+  watches: z
+    .array(z.object({ expression: z.string(), value: z.string() }))
+    .optional()
+    .describe("At a stop: each watch expression's value in the top frame."),
+  logged: z
+    .array(z.string())
+    .optional()
+    .describe("What logpoints printed since the last answer (the last 20 lines)."),
+  logged_total: z
+    .number()
+    .int()
+    .optional()
+    .describe("How many lines logpoints printed since the last answer."),
 };
 export type StopReport = z.infer<z.ZodObject<typeof stopReportShape>>;
 export type SessionState = StopReport["state"];
@@ -120,6 +190,7 @@ export const debugOutput = {
         results: z.array(
           z.object({
             line: z.number().int(),
+            name: z.string().optional(),
             verified: z.boolean(),
             actual_line: z.number().int().optional(),
             message: z.string().optional(),
@@ -129,6 +200,12 @@ export const debugOutput = {
     )
     .optional(),
   adapters: z.array(z.object({ id: z.string(), usable: z.boolean(), detail: z.string() })).optional(),
+  exception_filters: z
+    .array(z.string())
+    .optional()
+    .describe(
+      "breakpoints with exception_breakpoints: the filters now asked for; status: the adapter's filters.",
+    ),
 };
 
 /** What every debug operation answers: text for the model, the structured result for the harness. */

@@ -8,14 +8,9 @@ import type { DebugProtocol } from "@vscode/debugprotocol";
 import { ToolError } from "../errors.js";
 import type { ProcessTracker, TrackedProcess } from "../proc/tracker.js";
 import { type AdapterSpec, type AttachTarget, attachRequest, type ResolvedAdapter } from "./adapters.js";
+import { type BreakpointBook, BreakpointChannel, Logpoints } from "./breakpoints.js";
 import { type DapClient, DapTimeout, failureOf } from "./client.js";
-import {
-  connectAdapter,
-  DELVE_OWN_LINES,
-  initialize,
-  OutputRing,
-  stopOnDefaultExceptions,
-} from "./connection.js";
+import { connectAdapter, initialize, OutputRing, programText } from "./connection.js";
 import type { Frame, SessionState, StopReport, Variable } from "./schema.js";
 import { type Stop, StopInspector } from "./stop-report.js";
 
@@ -55,6 +50,9 @@ export class DebugSession {
   /** Set by attach: runbound did not start the program, so terminate detaches and leaves it running. */
   #attached: AttachTarget | undefined;
   #capabilities: DebugProtocol.Capabilities = {};
+  #breakpoints!: BreakpointChannel;
+  /** The logpoints set, to tell their output from the program's; what they printed since the last answer. */
+  readonly #logpoints = new Logpoints();
   readonly #output = new OutputRing(OUTPUT_LIMIT);
   readonly #workdir: string;
   readonly #timeouts: SessionTimeouts;
@@ -96,18 +94,26 @@ export class DebugSession {
     return this.#adapterDied;
   }
 
+  /** Expressions evaluated at every stop, shown in its answer. */
+  watch: readonly string[] = [];
+
+  /** What the adapter said it supports (initialize's answer). */
+  get capabilities(): DebugProtocol.Capabilities {
+    return this.#capabilities;
+  }
+
   /** Joined with attach: runbound did not start the program, and terminate leaves it running. */
   get attached(): boolean {
     return this.#attached !== undefined;
   }
 
   /** Starts the adapter and the program, with `breakpoints` set before it runs; resolves at the first stop or exit. */
-  launch(args: readonly string[], cwd: string, breakpoints: ReadonlyMap<string, readonly number[]>) {
+  launch(args: readonly string[], cwd: string, breakpoints: BreakpointBook) {
     return this.#start("launch", this.spec.launchArguments(this.program, args, cwd), cwd, breakpoints);
   }
 
   /** Joins a program already running under a debug server (adapters.ts's attachRequest says how, per kind). */
-  attach(target: AttachTarget, cwd: string, breakpoints: ReadonlyMap<string, readonly number[]>) {
+  attach(target: AttachTarget, cwd: string, breakpoints: BreakpointBook) {
     this.#attached = target;
     const { remote, args } = attachRequest(target);
     this.#remote = remote;
@@ -118,8 +124,8 @@ export class DebugSession {
     request: "launch" | "attach",
     requestArgs: Record<string, unknown>,
     cwd: string,
-    breakpoints: ReadonlyMap<string, readonly number[]>,
-  ): Promise<{ report: StopReport; verified: Map<string, DebugProtocol.Breakpoint[]> }> {
+    breakpoints: BreakpointBook,
+  ): Promise<{ report: StopReport; verified: Map<string, DebugProtocol.Breakpoint[]>; notes: string[] }> {
     await this.#connect(cwd);
     const client = this.#client;
     const t = this.#timeouts;
@@ -141,9 +147,14 @@ export class DebugSession {
       initialized,
       launched.then((r) => (r.success ? initialized : Promise.reject(new Error(failureOf(r))))),
     ]);
-    const verified = new Map<string, DebugProtocol.Breakpoint[]>();
-    for (const [file, lines] of breakpoints) verified.set(file, await this.setBreakpoints(file, lines));
-    await stopOnDefaultExceptions(client, this.#capabilities, t.requestMs);
+    this.#breakpoints = new BreakpointChannel(
+      client,
+      this.#capabilities,
+      this.spec.name,
+      t.requestMs,
+      this.#logpoints,
+    );
+    const { verified, notes } = await this.#breakpoints.sendBook(breakpoints);
     if (this.#capabilities.supportsConfigurationDoneRequest !== false)
       await client.request("configurationDone", {}, t.requestMs);
     const response = await launched;
@@ -164,20 +175,12 @@ export class DebugSession {
       clearTimeout(timer);
       withdraw.abort(WITHDRAWN);
     });
-    return { report: await this.#settle(outcome), verified };
+    return { report: await this.#settle(outcome), verified, notes };
   }
 
-  async setBreakpoints(file: string, lines: readonly number[]): Promise<DebugProtocol.Breakpoint[]> {
-    const body = await this.#client.request<DebugProtocol.SetBreakpointsResponse["body"]>(
-      "setBreakpoints",
-      {
-        source: { path: file, name: path.basename(file) },
-        breakpoints: lines.map((line) => ({ line })),
-        lines,
-      },
-      this.#timeouts.requestMs,
-    );
-    return body?.breakpoints ?? [];
+  /** Where breakpoints of every kind are sent, checked against the adapter's capabilities (once started). */
+  get breakpoints(): BreakpointChannel {
+    return this.#breakpoints;
   }
 
   /** continue / next / stepIn / stepOut: one answer with where it stopped (or that it runs, or exited). */
@@ -257,6 +260,17 @@ export class DebugSession {
     return this.#inspector.evaluate(expression, frameId ?? (await this.stack())[0]?.id);
   }
 
+  async setVariable(
+    name: string,
+    value: string,
+    frameId?: number,
+    reference?: number,
+  ): Promise<{ value: string; type?: string }> {
+    this.#requireStopped("set_variable");
+    const frame = reference === undefined ? (frameId ?? (await this.stack())[0]?.id) : frameId;
+    return this.#inspector.setVariable(name, value, frame, reference);
+  }
+
   output(): { text: string; dropped: number } {
     return this.#output.contents();
   }
@@ -268,14 +282,16 @@ export class DebugSession {
 
   /** Where it stands now: for status, and after every stop. */
   async report(): Promise<StopReport> {
+    const logged = this.#logpoints.drain();
     if (this.#state === "exited")
       return {
         state: "exited",
         ...(this.#exitCode !== undefined ? { exit_code: this.#exitCode } : {}),
         ...(this.#adapterDied ? { error: this.#adapterDied } : {}),
+        ...logged,
       };
-    if (this.#state === "running" || !this.#stopped) return { state: "running" };
-    return this.#inspector.report(this.#stopped);
+    if (this.#state === "running" || !this.#stopped) return { state: "running", ...logged };
+    return { ...(await this.#inspector.report(this.#stopped, this.watch)), ...logged };
   }
 
   /** Ends the debuggee and the adapter as process trees; after an attach, detaches and leaves the program running. */
@@ -323,12 +339,8 @@ export class DebugSession {
 
   #onEvent(event: DebugProtocol.Event): void {
     if (event.event === "output") {
-      const body = (event as DebugProtocol.OutputEvent).body;
-      // The program's own streams only: "console" (the default) is the adapter talking ("Running attachCommands",
-      // "Type 'dlv help'"), telemetry and "important" are the adapter's too.
-      if (body.category !== "stdout" && body.category !== "stderr") return;
-      // delve also sends its "Building …" line as the program's stdout.
-      this.#output.append(this.spec.id === "delve" ? body.output.replace(DELVE_OWN_LINES, "") : body.output);
+      const text = programText((event as DebugProtocol.OutputEvent).body, this.spec.id, this.#logpoints);
+      if (text) this.#output.append(text);
     } else if (event.event === "stopped") {
       const body = (event as DebugProtocol.StoppedEvent).body;
       this.#state = "stopped";

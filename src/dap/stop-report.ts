@@ -22,6 +22,8 @@ export interface Stop {
 const MAX_FRAMES = 30;
 const MAX_CHILDREN = 50;
 const MAX_VALUE = 400;
+/** A watch's value in a stop's answer: shorter, since there may be ten. */
+const WATCH_VALUE = 160;
 
 /** The requests that look at a stopped program. */
 export class StopInspector {
@@ -104,10 +106,86 @@ export class StopInspector {
   }
 
   /**
+   * Sets a variable: by its container's `reference`, else found by name in the frame's scopes (setVariable), else
+   * as an expression (setExpression) where the adapter has it. The answer is the value the adapter reports.
+   */
+  async setVariable(
+    name: string,
+    value: string,
+    frameId: number | undefined,
+    reference: number | undefined,
+  ): Promise<{ value: string; type?: string }> {
+    const caps = this.capabilities;
+    if (!caps.supportsSetVariable && !caps.supportsSetExpression)
+      throw new ToolError(
+        `${this.adapterName} cannot set variables (it advertises neither supportsSetVariable nor supportsSetExpression); evaluate an assignment instead.`,
+      );
+    const container =
+      reference ?? (frameId !== undefined ? await this.#scopeHolding(name, frameId) : undefined);
+    const failed = (error: Error): never => {
+      throw new ToolError(
+        `${this.adapterName} could not set \`${name}\` to \`${value}\`: ${error.message.trim()}`,
+      );
+    };
+    if (container !== undefined && caps.supportsSetVariable) {
+      const body = await this.client
+        .request<DebugProtocol.SetVariableResponse["body"]>(
+          "setVariable",
+          { variablesReference: container, name, value },
+          this.requestMs,
+        )
+        .catch(failed);
+      return { value: clip(body.value), ...(body.type ? { type: body.type } : {}) };
+    }
+    if (!caps.supportsSetExpression)
+      throw new ToolError(
+        `\`name\` ${name} is not a variable in the scopes of frame ${frameId}; give \`reference\` (from scopes or variables) of what holds it.`,
+      );
+    const body = await this.client
+      .request<DebugProtocol.SetExpressionResponse["body"]>(
+        "setExpression",
+        { expression: name, value, frameId },
+        this.requestMs,
+      )
+      .catch(failed);
+    return { value: clip(body.value), ...(body.type ? { type: body.type } : {}) };
+  }
+
+  /** The reference of the first scope of the frame that has a variable called `name`. */
+  async #scopeHolding(name: string, frameId: number): Promise<number | undefined> {
+    for (const scope of (await this.scopes(frameId)).slice(0, 3)) {
+      const { variables } = await this.variables(scope.reference, 1000);
+      if (variables.some((v) => v.name === name)) return scope.reference;
+    }
+    return undefined;
+  }
+
+  /** Watch expressions in a frame: each one's value, or why it has none. */
+  async watches(
+    expressions: readonly string[],
+    frameId: number,
+  ): Promise<{ expression: string; value: string }[]> {
+    return Promise.all(
+      expressions.map(async (expression) => {
+        const body = await this.client
+          .request<DebugProtocol.EvaluateResponse["body"]>(
+            "evaluate",
+            { expression, frameId, context: "watch" },
+            this.requestMs,
+          )
+          .catch((error: unknown) => ({
+            result: `(not available: ${this.failure(error).replace(/\s+/g, " ").trim()})`,
+          }));
+        return { expression, value: clip(body.result, WATCH_VALUE) };
+      }),
+    );
+  }
+
+  /**
    * The report of a stop. Each request goes out as soon as what it needs is known, and runbound's own work on the
    * answer is done while the adapter works on the next (ARCHITECTURE.md has the figures).
    */
-  async report(stop: Stop): Promise<StopReport> {
+  async report(stop: Stop, watch: readonly string[] = []): Promise<StopReport> {
     const unavailable: string[] = [];
     const missing =
       <T>(what: string, instead: T) =>
@@ -123,8 +201,9 @@ export class StopInspector {
     const top = frames[0];
     const location = top?.path && top.line ? this.#located(top) : undefined;
     // A Go panic stops in runtime.fatalpanic, a signal may stop in libc: point at the code the agent can change.
+    // An exception thrown in C++ stops in __cxa_throw, which has no source at all.
     const own =
-      top?.path && path.isAbsolute(top.path)
+      top && (!top.path || path.isAbsolute(top.path))
         ? frames.find((f) => f.path && f.line && !path.isAbsolute(f.path))
         : undefined;
     const workdirFrame = own?.path && own.line ? { id: own.id, ...this.#located(own) } : undefined;
@@ -132,6 +211,7 @@ export class StopInspector {
     const locals = first
       ? (await this.variables(first.reference, 20).catch(missing("locals", { variables: [] }))).variables
       : [];
+    const watched = watch.length && raw[0] ? this.watches(watch, raw[0].id) : undefined;
     const exception = stop.reason === "exception" ? await this.#exception(stop) : undefined;
     // delve answers a step it cannot take (an unknown goroutine) with a stop for "error": its text is the why.
     const error = stop.reason === "error" ? (stop.text ?? stop.description) : undefined;
@@ -145,6 +225,7 @@ export class StopInspector {
       ...(location ? { location } : {}),
       frames: frames.slice(0, 5),
       locals,
+      ...(watched ? { watches: await watched } : {}),
       ...(unavailable.length ? { unavailable } : {}),
     };
   }
@@ -189,6 +270,6 @@ export class StopInspector {
 }
 
 /** A value as answers show it: at most MAX_VALUE characters, and when cut, how long it was (an ellipsis alone hid it). */
-export function clip(value: string): string {
-  return value.length > MAX_VALUE ? `${value.slice(0, MAX_VALUE)}… (${value.length} characters)` : value;
+export function clip(value: string, max = MAX_VALUE): string {
+  return value.length > max ? `${value.slice(0, max)}… (${value.length} characters)` : value;
 }

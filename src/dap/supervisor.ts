@@ -3,7 +3,7 @@
  * while one runs is refused with the running session's description; breakpoints may be set before launch; at
  * expiry the session is terminated and the next call says so.
  */
-import { existsSync, statSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { ToolError } from "../errors.js";
@@ -12,7 +12,11 @@ import { confine, confineExisting } from "../files/paths.js";
 import { rootAbove, rootsIn } from "../files/roots.js";
 import { plural } from "../files/text.js";
 import type { ProcessTracker } from "../proc/tracker.js";
+import { onPath, setupCommand } from "../setup/components.mjs";
 import { ADAPTERS, type AdapterSpec, adapterForProgram, type ResolvedAdapter } from "./adapters.js";
+import { traceable } from "./attach-pid.js";
+import { BreakpointBook, type LineBreakpoint } from "./breakpoints.js";
+import { type AdapterConfig, customAdapters } from "./custom-adapters.js";
 import { classify, type DebugServer, whoListens } from "./listeners.js";
 import { type AttachTarget, DebugSession, type SessionTimeouts, type StopReport } from "./session.js";
 
@@ -33,10 +37,14 @@ export interface DebugOptions {
   /** Hard session lifetime. Default 1800 (30 minutes). */
   readonly ttlSeconds?: number;
   readonly timeouts?: Partial<SessionTimeouts>;
+  /** Adapters of the harness's own, used like the built-in ones (checked at createRun). */
+  readonly adapters?: readonly AdapterConfig[];
 }
 
 export interface BreakpointResult {
   line: number;
+  /** A function breakpoint's name. */
+  name?: string;
   verified: boolean;
   actual_line?: number;
   message?: string;
@@ -49,7 +57,11 @@ export class DebugSupervisor {
   readonly #processes: ProcessTracker;
   readonly #ttlMs: number;
   readonly #timeouts: SessionTimeouts;
-  readonly #breakpoints = new Map<string, number[]>();
+  readonly #breakpoints = new BreakpointBook();
+  /** The harness's own adapters first, then the built-in ones. */
+  readonly #adapters: readonly AdapterSpec[];
+  /** Watch expressions, kept across launches as breakpoints are. */
+  #watch: string[] = [];
   #session: DebugSession | undefined;
   #expiry: NodeJS.Timeout | undefined;
   #ended: string | undefined;
@@ -67,6 +79,7 @@ export class DebugSupervisor {
     this.#processes = processes;
     this.#ttlMs = (options.ttlSeconds ?? 1800) * 1000;
     this.#timeouts = { requestMs: 10_000, launchMs: 60_000, stopMs: 10_000, ...options.timeouts };
+    this.#adapters = [...customAdapters(options.adapters ?? []), ...ADAPTERS];
   }
 
   /**
@@ -85,7 +98,7 @@ export class DebugSupervisor {
 
   /** For each adapter: usable here, and why or why not. */
   adapters(): { id: string; usable: boolean; detail: string }[] {
-    return ADAPTERS.map((spec) => {
+    return this.#adapters.map((spec) => {
       const { roots, resolved } = this.locate(spec);
       if (roots.length === 0)
         return {
@@ -121,8 +134,9 @@ export class DebugSupervisor {
 
   async setBreakpoints(
     file: string,
-    lines: readonly number[],
+    breakpoints: readonly LineBreakpoint[],
   ): Promise<{ path: string; results: BreakpointResult[]; sent: boolean }> {
+    const lines = breakpoints.map((b) => b.line);
     const target = await confineExisting(this.#workdir, file, "file");
     // A line past the end would be sent and come back "not verified" with no reason given; say it now.
     const text = fileLines(target.real);
@@ -134,10 +148,12 @@ export class DebugSupervisor {
         `\`lines\` ${past.join(", ")} ${past.length === 1 ? "is" : "are"} past the end of ${target.rel} (${plural(length, "line")}); no breakpoint was changed.`,
       );
     }
-    if (lines.length) this.#breakpoints.set(target.real, [...lines]);
-    else this.#breakpoints.delete(target.real);
-    const session = this.#session;
-    if (!session || session.state === "exited")
+    const session = this.#live();
+    // Sent first: an adapter that refuses an option leaves the book as it was.
+    const answer = session ? await session.breakpoints.lines(target.real, breakpoints) : undefined;
+    if (breakpoints.length) this.#breakpoints.lines.set(target.real, [...breakpoints]);
+    else this.#breakpoints.lines.delete(target.real);
+    if (!answer)
       return {
         path: target.rel,
         results: lines.map((line) => ({
@@ -147,8 +163,40 @@ export class DebugSupervisor {
         })),
         sent: false,
       };
-    const answer = await session.setBreakpoints(target.real, lines);
-    return { path: target.rel, results: toResults(lines, answer), sent: true };
+    return { path: target.rel, results: toResults(breakpoints, answer), sent: true };
+  }
+
+  /** Function breakpoints by name (replacing the earlier ones; [] clears): sent now when a program runs. */
+  async setFunctionBreakpoints(names: readonly string[]): Promise<BreakpointResult[] | undefined> {
+    const session = this.#live();
+    const answer = session ? await session.breakpoints.functions(names) : undefined;
+    this.#breakpoints.functions = [...names];
+    return answer?.map((bp, i) => ({
+      line: bp.line ?? 0,
+      verified: bp.verified,
+      ...(names[i] ? { name: names[i] } : {}),
+      ...(bp.message ? { message: bp.message } : {}),
+    }));
+  }
+
+  /** The exception filters to stop on (replacing the adapter's defaults; [] stops on none). */
+  async setExceptionBreakpoints(filters: readonly string[]): Promise<boolean> {
+    const session = this.#live();
+    if (session) await session.breakpoints.exceptions(filters);
+    this.#breakpoints.exceptions = [...filters];
+    return session !== undefined;
+  }
+
+  /** The watch expressions (replacing the earlier ones): shown at every stop from now on. */
+  setWatch(expressions: readonly string[]): void {
+    this.#watch = [...expressions];
+    const session = this.#live();
+    if (session) session.watch = this.#watch;
+  }
+
+  #live(): DebugSession | undefined {
+    const session = this.#session;
+    return session && session.state !== "exited" ? session : undefined;
   }
 
   async launch(
@@ -158,6 +206,7 @@ export class DebugSupervisor {
     report: StopReport;
     breakpoints: { path: string; results: BreakpointResult[] }[];
     session: DebugSession;
+    notes: string[];
   }> {
     await this.#refuseIfRunning();
     const target = await confine(this.#workdir, program, "program");
@@ -173,7 +222,7 @@ export class DebugSupervisor {
         `\`program\` ${target.rel} is source code; lldb debugs the built binary. Build it with debug information first (${build(target.rel, out)}), then launch the binary.`,
       );
     }
-    const spec = adapterForProgram(target.real);
+    const spec = adapterForProgram(target.real, this.#adapters);
     const root = rootAbove(
       this.#workdir,
       statSync(target.real).isDirectory() ? target.real : path.dirname(target.real),
@@ -205,6 +254,7 @@ export class DebugSupervisor {
     report: StopReport;
     breakpoints: { path: string; results: BreakpointResult[] }[];
     session: DebugSession;
+    notes: string[];
   }> {
     await this.#refuseIfRunning();
     const address = `127.0.0.1:${port}`;
@@ -246,6 +296,42 @@ export class DebugSupervisor {
     return this.#begin(session, address, () => session.attach(target, this.#workdir, this.#breakpoints));
   }
 
+  /** Attaches to a running program by its process id (in the workdir; the debugger joins it from the host). */
+  async attachPid(pid: number): Promise<{
+    report: StopReport;
+    breakpoints: { path: string; results: BreakpointResult[] }[];
+    session: DebugSession;
+    notes: string[];
+  }> {
+    await this.#refuseIfRunning();
+    const traced = traceable(pid, realpathSync(this.#workdir));
+    const spec = ADAPTERS.find((a) => a.id === traced.adapter)!;
+    const resolved = spec.resolve(traced.cwd, this.#workdir, this.#home);
+    const what = `\`${traced.argv.join(" ").slice(0, 120)}\` (pid ${pid})`;
+    if ("missing" in resolved)
+      throw new ToolError(
+        `${spec.name} cannot attach to ${what}: ${resolved.missing}. Fix: ${spec.install}.`,
+      );
+    if (spec.id === "debugpy" && !onPath("gdb"))
+      throw new ToolError(
+        `debugpy attaches to a running Python through gdb, which is not installed here. Fix: ${setupCommand("gdb")} (apt-get as root), or start the program under debugpy (\`python -m debugpy --listen 127.0.0.1:PORT app.py\`) and attach by port.`,
+      );
+    // A confined debugger could not see the process: it runs on the host, as the program does.
+    const adapter = { ...resolved, onHost: true, detail: `${resolved.detail}, attached to pid ${pid}` };
+    const session = new DebugSession(
+      spec,
+      adapter,
+      traced.exe,
+      this.#workdir,
+      this.#processes,
+      this.#timeouts,
+    );
+    const target = { kind: "pid", adapter: traced.adapter, pid } as const;
+    return this.#begin(session, what, () =>
+      failFastOnInjection(session, what, session.attach(target, this.#workdir, this.#breakpoints)),
+    );
+  }
+
   /** One session per conversation: a second one is refused with the first's description, never swapped in. */
   async #refuseIfRunning(): Promise<void> {
     if (this.#session && this.#session.state !== "exited") {
@@ -259,13 +345,19 @@ export class DebugSupervisor {
   async #begin(
     session: DebugSession,
     label: string,
-    start: () => Promise<{ report: StopReport; verified: Map<string, DebugProtocol.Breakpoint[]> }>,
+    start: () => Promise<{
+      report: StopReport;
+      verified: Map<string, DebugProtocol.Breakpoint[]>;
+      notes: string[];
+    }>,
   ): Promise<{
     report: StopReport;
     breakpoints: { path: string; results: BreakpointResult[] }[];
     session: DebugSession;
+    notes: string[];
   }> {
     this.#session = session;
+    session.watch = this.#watch;
     this.#ended = undefined;
     this.#expiry = setTimeout(
       () =>
@@ -276,12 +368,12 @@ export class DebugSupervisor {
     );
     this.#expiry.unref();
     try {
-      const { report, verified } = await start();
+      const { report, verified, notes } = await start();
       const breakpoints = [...verified].map(([file, answer]) => ({
         path: path.relative(this.#workdir, file),
-        results: toResults(this.#breakpoints.get(file) ?? [], answer),
+        results: toResults(this.#breakpoints.lines.get(file) ?? [], answer),
       }));
-      return { report, breakpoints, session };
+      return { report, breakpoints, session, notes };
     } catch (error) {
       // What the program or the adapter printed before it failed (delve's compiler errors come only that way: its
       // answer says "Check the debug console for details"), kept before the session and its output go.
@@ -291,7 +383,8 @@ export class DebugSupervisor {
         error instanceof ToolError
           ? error.message
           : `${session.spec.name} could not start ${label}: ${(error as Error).message.trim().replace(/\.+$/, "")}.`;
-      throw new ToolError(printed ? `${why}\nWhat it printed before that:\n${printed}` : why);
+      const told = error instanceof InjectionFailed;
+      throw new ToolError(printed && !told ? `${why}\nWhat it printed before that:\n${printed}` : why);
     }
   }
 
@@ -334,12 +427,33 @@ export class DebugSupervisor {
   }
 }
 
+/** debugpy's injection through gdb failed: said at once and whole (debugpy itself then waits out the launch). */
+class InjectionFailed extends ToolError {}
+
+async function failFastOnInjection<T>(session: DebugSession, what: string, attached: Promise<T>): Promise<T> {
+  if (session.spec.id !== "debugpy") return attached;
+  let timer: NodeJS.Timeout | undefined;
+  const failed = new Promise<never>((_, reject) => {
+    timer = setInterval(() => {
+      const printed = session.lastLines(60);
+      if (!/CalledProcessError: Command 'gdb/.test(printed)) return;
+      const why = /Couldn't write[^\n]*|ptrace[^\n]*|Operation not permitted[^\n]*/.exec(printed)?.[0];
+      reject(
+        new InjectionFailed(
+          `debugpy could not inject itself into ${what} through gdb${why ? ` (gdb: "${why.trim()}")` : ""}: this system does not let gdb call into a running process (a sandboxed kernel such as gVisor, or a container without full ptrace). Start the program under debugpy instead (\`python -m debugpy --listen 127.0.0.1:PORT app.py\`) and attach by port.`,
+        ),
+      );
+    }, 200);
+  });
+  return Promise.race([attached, failed]).finally(() => clearInterval(timer));
+}
+
 function ttlText(ms: number): string {
   return ms >= 60_000 && ms % 60_000 === 0 ? `${ms / 60_000}-minute` : `${Math.round(ms / 1000)} s`;
 }
 
-function toResults(lines: readonly number[], answer: DebugProtocol.Breakpoint[]): BreakpointResult[] {
-  return lines.map((line, i) => {
+function toResults(lines: readonly LineBreakpoint[], answer: DebugProtocol.Breakpoint[]): BreakpointResult[] {
+  return lines.map(({ line }, i) => {
     const bp = answer[i];
     return {
       line,

@@ -259,6 +259,19 @@ export const COMPONENTS = [
     install: aptInstall(["lldb-16"]),
   },
   {
+    id: "gdb",
+    what: "gdb (the system's)",
+    serves: "debug attach to a running Python by process id (debugpy injects itself through gdb)",
+    check() {
+      const where = onPath("gdb");
+      const text = where ? output(where, ["--version"]) : undefined;
+      return where && text
+        ? { version: firstLine(text).replace(/^GNU gdb\s*(\(.*?\)\s*)?/, ""), where }
+        : undefined;
+    },
+    install: aptInstall(["gdb"]),
+  },
+  {
     id: "bubblewrap",
     what: "bubblewrap (the system's)",
     serves: "confinement of the processes that run code (kernels, debuggees, workers)",

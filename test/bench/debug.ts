@@ -87,7 +87,12 @@ interface Samples {
   launch: number[];
   step: number[];
   stepFull: number[];
+  /** The raw side's full step plus three watch evaluations. */
+  stepWatched: number[];
 }
+
+/** Three watch expressions every language here evaluates. */
+const WATCHES = ["total", "i", "total + i"];
 
 export async function benchDebug(): Promise<DebugBenchRow[]> {
   const rows: DebugBenchRow[] = [];
@@ -97,17 +102,20 @@ export async function benchDebug(): Promise<DebugBenchRow[]> {
       const dir = path.join(root, c.adapter);
       mkdirSync(dir);
       c.setup(dir);
-      const ours: Samples = { launch: [], step: [], stepFull: [] };
-      const raw: Samples = { launch: [], step: [], stepFull: [] };
-      const shipped: Samples = { launch: [], step: [], stepFull: [] };
-      const floor: Samples = { launch: [], step: [], stepFull: [] };
+      const samples = (): Samples => ({ launch: [], step: [], stepFull: [], stepWatched: [] });
+      const ours = samples();
+      const watched = samples();
+      const raw = samples();
+      const shipped = samples();
+      const floor = samples();
       for (let round = 0; round < ROUNDS; round++) {
         // Both sides are launched, then their steps alternate one by one, so this machine's drifts in speed (a third
         // between runs, seen) fall on both alike.
         const sides: Side[] = [];
         try {
           sides.push(await openOurs(c, dir, ours));
-          sides.push(await openRaw(c, dir, raw, false));
+          sides.push(await openOurs(c, dir, watched, WATCHES));
+          sides.push(await openRaw(c, dir, raw, false, WATCHES));
           sides.push(await openForwarding(c, dir, floor));
           if (c.adapter === "debugpy") sides.push(await openRaw(c, dir, shipped, true));
           // The order turns each step: a side that always went right after debugpy as shipped (~176 ms idle on
@@ -129,6 +137,12 @@ export async function benchDebug(): Promise<DebugBenchRow[]> {
         ours: median(ours.step),
         base: median(raw.stepFull),
         baseline: "raw next + stopped + stackTrace + scopes + variables",
+      });
+      rows.push({
+        name: `${c.adapter} step, 3 watches`,
+        ours: median(watched.step),
+        base: median(raw.stepWatched),
+        baseline: "the raw requests above + 3 evaluate (context watch)",
       });
       rows.push({
         name: `${c.adapter} step, forwarding tool`,
@@ -163,7 +177,7 @@ interface Side {
 }
 
 /** Through runbound: a linked client calling `debug`. */
-async function openOurs(c: Case, dir: string, into: Samples): Promise<Side> {
+async function openOurs(c: Case, dir: string, into: Samples, watch: string[] = []): Promise<Side> {
   const run = await createRun({ workdir: dir, conversationId: "bench", approver: "always", lsp: false });
   try {
     const client = await run.link({ surface: "full" });
@@ -172,7 +186,10 @@ async function openOurs(c: Case, dir: string, into: Samples): Promise<Side> {
       arguments: { operation: "breakpoints", file: c.file, lines: [c.line] },
     });
     const start = performance.now();
-    await client.callTool({ name: "debug", arguments: { operation: "launch", program: c.program } });
+    await client.callTool({
+      name: "debug",
+      arguments: { operation: "launch", program: c.program, ...(watch.length ? { watch } : {}) },
+    });
     into.launch.push(performance.now() - start);
     await client.callTool({
       name: "debug",
@@ -198,7 +215,7 @@ async function openOurs(c: Case, dir: string, into: Samples): Promise<Side> {
  * cost by themselves on a step.
  */
 async function openForwarding(c: Case, dir: string, into: Samples): Promise<Side> {
-  const inner = await openRaw(c, dir, { launch: [], step: [], stepFull: [] }, false);
+  const inner = await openRaw(c, dir, { launch: [], step: [], stepFull: [], stepWatched: [] }, false);
   const run = await createRun({ workdir: dir, approver: "always", lsp: false });
   run.registerTool(
     defineTool({
@@ -235,7 +252,13 @@ async function openForwarding(c: Case, dir: string, into: Samples): Promise<Side
  * The clock starts before the adapter is spawned, as runbound's does. `asShipped` (debugpy): launched without
  * runbound's TCP_NODELAY environment for the program — what every other client gets.
  */
-async function openRaw(c: Case, dir: string, into: Samples, asShipped: boolean): Promise<Side> {
+async function openRaw(
+  c: Case,
+  dir: string,
+  into: Samples,
+  asShipped: boolean,
+  watches: readonly string[] = [],
+): Promise<Side> {
   const spec = ADAPTERS.find((a) => a.id === c.adapter)!;
   const resolved = spec.resolve(dir, dir, defaultHome());
   if ("missing" in resolved) throw new Error(`${c.adapter}: ${resolved.missing}`);
@@ -301,6 +324,7 @@ async function openRaw(c: Case, dir: string, into: Samples, asShipped: boolean):
         10_000,
       );
       await dap.request("variables", { variablesReference: scopes.scopes[0]!.variablesReference }, 10_000);
+      return frames.stackFrames[0]!.id;
     };
     await frameAndLocals();
     into.launch.push(performance.now() - start);
@@ -312,8 +336,14 @@ async function openRaw(c: Case, dir: string, into: Samples, asShipped: boolean):
         await dap.request("next", { threadId }, 10_000);
         await next;
         into.step.push(performance.now() - start);
-        await frameAndLocals();
+        const frameId = await frameAndLocals();
         into.stepFull.push(performance.now() - start);
+        await Promise.all(
+          watches.map((expression) =>
+            dap.request("evaluate", { expression, frameId, context: "watch" }, 10_000).catch(() => undefined),
+          ),
+        );
+        into.stepWatched.push(performance.now() - start);
       },
       close: async () => {
         dap.close("done");

@@ -1,0 +1,102 @@
+/**
+ * `attach` by process id: which program a pid is (Python, a Go binary, anything else native), whether runbound may
+ * join it — a program running in the workdir, never runbound itself or what started it — and whether the system
+ * lets a debugger trace it (Yama's ptrace_scope). Read from Linux /proc; the debugger then joins from the host,
+ * since a confined one could not see the process.
+ */
+import { closeSync, openSync, readFileSync, readlinkSync, readSync } from "node:fs";
+import path from "node:path";
+import { ToolError } from "../errors.js";
+import type { BuiltInAdapter } from "./adapters.js";
+
+export interface TracedProcess {
+  readonly pid: number;
+  readonly argv: readonly string[];
+  readonly exe: string;
+  readonly cwd: string;
+  readonly adapter: Exclude<BuiltInAdapter, "dart">;
+}
+
+/** What a Go binary carries in its build-info section (the first bytes of it), to tell it from other native code. */
+const GO_BUILDINFO = Buffer.from("\xff Go buildinf:", "latin1");
+const SCAN_BYTES = 64 * 1024 * 1024;
+
+/** The process `pid` as attach may join it, or a ToolError saying why not and what to do. */
+export function traceable(pid: number, workdir: string): TracedProcess {
+  let argv: string[];
+  let exe: string;
+  let cwd: string;
+  try {
+    argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+    exe = readlinkSync(`/proc/${pid}/exe`);
+    cwd = readlinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    throw new ToolError(
+      `No process ${pid} that runbound can see (it has ended, or it is not this user's). \`pid\` is a running program's process id (ps, pgrep).`,
+    );
+  }
+  const shown = `\`${argv.join(" ").slice(0, 200)}\` (pid ${pid})`;
+  if (lineage().includes(pid))
+    throw new ToolError(
+      `${shown} is runbound or the process that runs it; attach joins programs in the workdir only.`,
+    );
+  if (cwd !== workdir && !cwd.startsWith(`${workdir}${path.sep}`))
+    throw new ToolError(
+      `${shown} runs in ${cwd}, outside the workdir; attach joins only programs started in the workdir (a debugger reads all of a process's memory).`,
+    );
+  const problem = ptraceProblem();
+  if (problem) throw new ToolError(`Cannot attach to ${shown}: ${problem}`);
+  return { pid, argv, exe, cwd, adapter: adapterFor(exe) };
+}
+
+/** This process and its ancestors, up to init. */
+function lineage(): number[] {
+  const pids: number[] = [];
+  for (let pid = process.pid; pid > 1 && pids.length < 64; ) {
+    pids.push(pid);
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    pid = Number(/^PPid:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+  }
+  return pids;
+}
+
+function adapterFor(exe: string): TracedProcess["adapter"] {
+  if (/^python[\d.]*$/.test(path.basename(exe))) return "debugpy";
+  return isGoBinary(exe) ? "delve" : "lldb";
+}
+
+function isGoBinary(exe: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(exe, "r");
+    const chunk = Buffer.alloc(1024 * 1024);
+    for (let offset = 0; offset < SCAN_BYTES; offset += chunk.length - GO_BUILDINFO.length) {
+      const read = readSync(fd, chunk, 0, chunk.length, offset);
+      if (read <= 0) return false;
+      if (chunk.subarray(0, read).includes(GO_BUILDINFO)) return true;
+      if (read < chunk.length) return false;
+    }
+    return false;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Why Yama forbids this user to trace the process, with how to allow it; undefined when it may. */
+export function ptraceProblem(): string | undefined {
+  let scope: number;
+  try {
+    scope = Number(readFileSync("/proc/sys/kernel/yama/ptrace_scope", "utf8").trim());
+  } catch {
+    return undefined; // No Yama: classic ptrace rules (same user, or root).
+  }
+  const root = process.getuid?.() === 0;
+  if (scope === 0 || (root && scope < 3)) return undefined;
+  if (scope === 1)
+    return "kernel.yama.ptrace_scope is 1, so only a program's parent may trace it. Allow attaching with `sudo sysctl kernel.yama.ptrace_scope=0` (until reboot), or start the program under the debugger with launch.";
+  if (scope === 2)
+    return "kernel.yama.ptrace_scope is 2, so only root may trace a process. Run the harness as root, or set `sudo sysctl kernel.yama.ptrace_scope=0`, or use launch.";
+  return "kernel.yama.ptrace_scope is 3: no process may be traced on this system until it reboots with another setting. Use launch.";
+}
