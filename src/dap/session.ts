@@ -82,18 +82,6 @@ export class DebugSession {
     return this.#state;
   }
 
-  get stopped(): Stop | undefined {
-    return this.#stopped;
-  }
-
-  get exitCode(): number | undefined {
-    return this.#exitCode;
-  }
-
-  get adapterDied(): string | undefined {
-    return this.#adapterDied;
-  }
-
   /** Expressions evaluated at every stop, shown in its answer. */
   watch: readonly string[] = [];
 

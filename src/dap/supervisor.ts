@@ -12,17 +12,12 @@ import { confine, confineExisting } from "../files/paths.js";
 import { rootAbove, rootsIn } from "../files/roots.js";
 import { plural } from "../files/text.js";
 import type { ProcessTracker } from "../proc/tracker.js";
-import { onPath, setupCommand } from "../setup/components.mjs";
 import { ADAPTERS, type AdapterSpec, adapterForProgram, type ResolvedAdapter } from "./adapters.js";
-import { traceable } from "./attach-pid.js";
+import { type AttachPlan, failFastOnInjection, InjectionFailed, pidTarget, portTarget } from "./attach.js";
 import { BreakpointBook, type LineBreakpoint } from "./breakpoints.js";
 import { type AdapterConfig, customAdapters } from "./custom-adapters.js";
 import { classify, type DebugServer, whoListens } from "./listeners.js";
 import { type AttachTarget, DebugSession, type SessionTimeouts, type StopReport } from "./session.js";
-
-/** What `attach` can join, said whenever it cannot. */
-const ATTACH_HOWTO =
-  "attach joins a program already running under a debug server on that port: Python `python -m debugpy --listen 127.0.0.1:PORT [--wait-for-client] app.py`; Go `dlv exec ./prog --headless --listen=127.0.0.1:PORT --accept-multiclient` (or `dlv debug`); C/C++/Rust `lldb-server gdbserver 127.0.0.1:PORT ./prog`. To start a program yourself, use launch.";
 
 /** How to build each compiled language's source with debug information, to say so when a source file is launched. */
 const BUILD_FIRST: Record<string, (source: string, out: string) => string> = {
@@ -48,6 +43,14 @@ export interface BreakpointResult {
   verified: boolean;
   actual_line?: number;
   message?: string;
+}
+
+/** A session begun by launch or attach: its first report, the breakpoints' results, what was not set. */
+export interface Begun {
+  report: StopReport;
+  breakpoints: { path: string; results: BreakpointResult[] }[];
+  session: DebugSession;
+  notes: string[];
 }
 
 export class DebugSupervisor {
@@ -199,15 +202,7 @@ export class DebugSupervisor {
     return session && session.state !== "exited" ? session : undefined;
   }
 
-  async launch(
-    program: string,
-    args: readonly string[],
-  ): Promise<{
-    report: StopReport;
-    breakpoints: { path: string; results: BreakpointResult[] }[];
-    session: DebugSession;
-    notes: string[];
-  }> {
+  async launch(program: string, args: readonly string[]): Promise<Begun> {
     await this.#refuseIfRunning();
     const target = await confine(this.#workdir, program, "program");
     if (!existsSync(target.real))
@@ -249,86 +244,33 @@ export class DebugSupervisor {
     return this.#begin(session, target.rel, () => session.launch(args, root, this.#breakpoints));
   }
 
-  /** Attaches to a program already running under debugpy (`python -m debugpy --listen 127.0.0.1:PORT …`). */
-  async attach(port: number): Promise<{
-    report: StopReport;
-    breakpoints: { path: string; results: BreakpointResult[] }[];
-    session: DebugSession;
-    notes: string[];
-  }> {
+  /** Attaches to a program already running under a debug server on a loopback port. */
+  async attach(port: number): Promise<Begun> {
     await this.#refuseIfRunning();
-    const address = `127.0.0.1:${port}`;
-    const listener = whoListens(port);
-    // Without /proc (not Linux) the server cannot be identified: debugpy, the one that needs nothing local.
-    const server: DebugServer | undefined =
-      listener === null
-        ? { kind: "debugpy", listener: { pid: 0, argv: [], cwd: this.#workdir } }
-        : listener && classify(listener);
-    if (!server) {
-      throw new ToolError(
-        `${listener ? `${address} is held by \`${listener.argv.join(" ").slice(0, 200)}\` (pid ${listener.pid}), which is not a debug server runbound knows` : `Nothing listens on ${address}`}. ${ATTACH_HOWTO}`,
-      );
-    }
-    const held = server.listener.pid ? ` (pid ${server.listener.pid})` : "";
-    let spec: AdapterSpec;
-    let adapter: ResolvedAdapter;
-    let target: AttachTarget;
-    if (server.kind === "lldb-server") {
-      spec = ADAPTERS.find((a) => a.id === "lldb")!;
-      const resolved = spec.resolve(this.#workdir, this.#workdir, this.#home);
-      if ("missing" in resolved)
-        throw new ToolError(`lldb cannot attach to ${address}: ${resolved.missing}. Fix: ${spec.install}.`);
-      adapter = { ...resolved, onHost: true, detail: `${resolved.detail}, through lldb-server${held}` };
-      target = { kind: "gdb-remote", host: "127.0.0.1", port, program: server.program };
-    } else {
-      spec = ADAPTERS.find((a) => a.id === server.kind)!;
-      // The program's own debug server speaks DAP: nothing runs on runbound's side.
-      adapter = {
-        id: spec.id,
-        command: server.listener.argv[0] ?? spec.id,
-        args: [],
-        transport: "tcp",
-        detail: `the program's own ${server.kind === "delve" ? "dlv --headless" : "debugpy"} server${held}`,
-      };
-      target = { kind: server.kind, host: "127.0.0.1", port };
-    }
-    const session = new DebugSession(spec, adapter, address, this.#workdir, this.#processes, this.#timeouts);
-    return this.#begin(session, address, () => session.attach(target, this.#workdir, this.#breakpoints));
+    return this.#attachTo(portTarget(port, this.#workdir, this.#home));
   }
 
   /** Attaches to a running program by its process id (in the workdir; the debugger joins it from the host). */
-  async attachPid(pid: number): Promise<{
-    report: StopReport;
-    breakpoints: { path: string; results: BreakpointResult[] }[];
-    session: DebugSession;
-    notes: string[];
-  }> {
+  async attachPid(pid: number): Promise<Begun> {
     await this.#refuseIfRunning();
-    const traced = traceable(pid, realpathSync(this.#workdir));
-    const spec = ADAPTERS.find((a) => a.id === traced.adapter)!;
-    const resolved = spec.resolve(traced.cwd, this.#workdir, this.#home);
-    const what = `\`${traced.argv.join(" ").slice(0, 120)}\` (pid ${pid})`;
-    if ("missing" in resolved)
-      throw new ToolError(
-        `${spec.name} cannot attach to ${what}: ${resolved.missing}. Fix: ${spec.install}.`,
-      );
-    if (spec.id === "debugpy" && !onPath("gdb"))
-      throw new ToolError(
-        `debugpy attaches to a running Python through gdb, which is not installed here. Fix: ${setupCommand("gdb")} (apt-get as root), or start the program under debugpy (\`python -m debugpy --listen 127.0.0.1:PORT app.py\`) and attach by port.`,
-      );
-    // A confined debugger could not see the process: it runs on the host, as the program does.
-    const adapter = { ...resolved, onHost: true, detail: `${resolved.detail}, attached to pid ${pid}` };
+    return this.#attachTo(pidTarget(pid, this.#workdir, this.#home));
+  }
+
+  #attachTo(to: AttachPlan): Promise<Begun> {
+    const { spec, adapter, target, label } = to;
     const session = new DebugSession(
       spec,
       adapter,
-      traced.exe,
+      to.program,
       this.#workdir,
       this.#processes,
       this.#timeouts,
     );
-    const target = { kind: "pid", adapter: traced.adapter, pid } as const;
-    return this.#begin(session, what, () =>
-      failFastOnInjection(session, what, session.attach(target, this.#workdir, this.#breakpoints)),
+    const attached = () => session.attach(target, this.#workdir, this.#breakpoints);
+    return this.#begin(
+      session,
+      label,
+      target.kind === "pid" ? () => failFastOnInjection(session, label, attached()) : attached,
     );
   }
 
@@ -350,12 +292,7 @@ export class DebugSupervisor {
       verified: Map<string, DebugProtocol.Breakpoint[]>;
       notes: string[];
     }>,
-  ): Promise<{
-    report: StopReport;
-    breakpoints: { path: string; results: BreakpointResult[] }[];
-    session: DebugSession;
-    notes: string[];
-  }> {
+  ): Promise<Begun> {
     this.#session = session;
     session.watch = this.#watch;
     this.#ended = undefined;
@@ -425,27 +362,6 @@ export class DebugSupervisor {
     if (this.#session === session) this.#session = undefined;
     this.#ended = reason;
   }
-}
-
-/** debugpy's injection through gdb failed: said at once and whole (debugpy itself then waits out the launch). */
-class InjectionFailed extends ToolError {}
-
-async function failFastOnInjection<T>(session: DebugSession, what: string, attached: Promise<T>): Promise<T> {
-  if (session.spec.id !== "debugpy") return attached;
-  let timer: NodeJS.Timeout | undefined;
-  const failed = new Promise<never>((_, reject) => {
-    timer = setInterval(() => {
-      const printed = session.lastLines(60);
-      if (!/CalledProcessError: Command 'gdb/.test(printed)) return;
-      const why = /Couldn't write[^\n]*|ptrace[^\n]*|Operation not permitted[^\n]*/.exec(printed)?.[0];
-      reject(
-        new InjectionFailed(
-          `debugpy could not inject itself into ${what} through gdb${why ? ` (gdb: "${why.trim()}")` : ""}: this system does not let gdb call into a running process (a sandboxed kernel such as gVisor, or a container without full ptrace). Start the program under debugpy instead (\`python -m debugpy --listen 127.0.0.1:PORT app.py\`) and attach by port.`,
-        ),
-      );
-    }, 200);
-  });
-  return Promise.race([attached, failed]).finally(() => clearInterval(timer));
 }
 
 function ttlText(ms: number): string {

@@ -1,0 +1,116 @@
+/**
+ * What `attach` joins and how: by port, the debug server that listens there (read from /proc: debugpy and delve speak
+ * DAP on it, lldb-server gdb-remote through runbound's lldb adapter); by process id, the debugger for the program's
+ * kind, run on the host beside it. Either way an adapter, its attach target, and the label answers use.
+ */
+import { realpathSync } from "node:fs";
+import { ToolError } from "../errors.js";
+import { onPath, setupCommand } from "../setup/components.mjs";
+import { ADAPTERS, type AdapterSpec, type AttachTarget, type ResolvedAdapter } from "./adapters.js";
+import { traceable } from "./attach-pid.js";
+import { classify, type DebugServer, whoListens } from "./listeners.js";
+import type { DebugSession } from "./session.js";
+
+/** What `attach` can join, said whenever it cannot. */
+const ATTACH_HOWTO =
+  "attach joins a program already running under a debug server on that port: Python `python -m debugpy --listen 127.0.0.1:PORT [--wait-for-client] app.py`; Go `dlv exec ./prog --headless --listen=127.0.0.1:PORT --accept-multiclient` (or `dlv debug`); C/C++/Rust `lldb-server gdbserver 127.0.0.1:PORT ./prog`. To start a program yourself, use launch.";
+
+export interface AttachPlan {
+  readonly spec: AdapterSpec;
+  readonly adapter: ResolvedAdapter;
+  readonly target: AttachTarget;
+  /** What the session is called in answers: the address, or the program and its pid. */
+  readonly label: string;
+  /** The session's program: the address, or the executable. */
+  readonly program: string;
+}
+
+export function portTarget(port: number, workdir: string, home: string): AttachPlan {
+  const address = `127.0.0.1:${port}`;
+  const listener = whoListens(port);
+  // Without /proc (not Linux) the server cannot be identified: debugpy, the one that needs nothing local.
+  const server: DebugServer | undefined =
+    listener === null
+      ? { kind: "debugpy", listener: { pid: 0, argv: [], cwd: workdir } }
+      : listener && classify(listener);
+  if (!server) {
+    throw new ToolError(
+      `${listener ? `${address} is held by \`${listener.argv.join(" ").slice(0, 200)}\` (pid ${listener.pid}), which is not a debug server runbound knows` : `Nothing listens on ${address}`}. ${ATTACH_HOWTO}`,
+    );
+  }
+  const held = server.listener.pid ? ` (pid ${server.listener.pid})` : "";
+  if (server.kind === "lldb-server") {
+    const spec = ADAPTERS.find((a) => a.id === "lldb")!;
+    const resolved = spec.resolve(workdir, workdir, home);
+    if ("missing" in resolved)
+      throw new ToolError(`lldb cannot attach to ${address}: ${resolved.missing}. Fix: ${spec.install}.`);
+    return {
+      spec,
+      adapter: { ...resolved, onHost: true, detail: `${resolved.detail}, through lldb-server${held}` },
+      target: { kind: "gdb-remote", host: "127.0.0.1", port, program: server.program },
+      label: address,
+      program: address,
+    };
+  }
+  const spec = ADAPTERS.find((a) => a.id === server.kind)!;
+  // The program's own debug server speaks DAP: nothing runs on runbound's side.
+  return {
+    spec,
+    adapter: {
+      id: spec.id,
+      command: server.listener.argv[0] ?? spec.id,
+      args: [],
+      transport: "tcp",
+      detail: `the program's own ${server.kind === "delve" ? "dlv --headless" : "debugpy"} server${held}`,
+    },
+    target: { kind: server.kind, host: "127.0.0.1", port },
+    label: address,
+    program: address,
+  };
+}
+
+export function pidTarget(pid: number, workdir: string, home: string): AttachPlan {
+  const traced = traceable(pid, realpathSync(workdir));
+  const spec = ADAPTERS.find((a) => a.id === traced.adapter)!;
+  const resolved = spec.resolve(traced.cwd, workdir, home);
+  const label = `\`${traced.argv.join(" ").slice(0, 120)}\` (pid ${pid})`;
+  if ("missing" in resolved)
+    throw new ToolError(`${spec.name} cannot attach to ${label}: ${resolved.missing}. Fix: ${spec.install}.`);
+  if (spec.id === "debugpy" && !onPath("gdb"))
+    throw new ToolError(
+      `debugpy attaches to a running Python through gdb, which is not installed here. Fix: ${setupCommand("gdb")} (apt-get as root), or start the program under debugpy (\`python -m debugpy --listen 127.0.0.1:PORT app.py\`) and attach by port.`,
+    );
+  return {
+    spec,
+    // A confined debugger could not see the process: it runs on the host, as the program does.
+    adapter: { ...resolved, onHost: true, detail: `${resolved.detail}, attached to pid ${pid}` },
+    target: { kind: "pid", adapter: traced.adapter, pid },
+    label,
+    program: traced.exe,
+  };
+}
+
+/** debugpy's injection through gdb failed: said at once and whole (debugpy itself then waits out the launch). */
+export class InjectionFailed extends ToolError {}
+
+export async function failFastOnInjection<T>(
+  session: DebugSession,
+  what: string,
+  attached: Promise<T>,
+): Promise<T> {
+  if (session.spec.id !== "debugpy") return attached;
+  let timer: NodeJS.Timeout | undefined;
+  const failed = new Promise<never>((_, reject) => {
+    timer = setInterval(() => {
+      const printed = session.lastLines(60);
+      if (!/CalledProcessError: Command 'gdb/.test(printed)) return;
+      const why = /Couldn't write[^\n]*|ptrace[^\n]*|Operation not permitted[^\n]*/.exec(printed)?.[0];
+      reject(
+        new InjectionFailed(
+          `debugpy could not inject itself into ${what} through gdb${why ? ` (gdb: "${why.trim()}")` : ""}: this system does not let gdb call into a running process (a sandboxed kernel such as gVisor, or a container without full ptrace). Start the program under debugpy instead (\`python -m debugpy --listen 127.0.0.1:PORT app.py\`) and attach by port.`,
+        ),
+      );
+    }, 200);
+  });
+  return Promise.race([attached, failed]).finally(() => clearInterval(timer));
+}
