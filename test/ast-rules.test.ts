@@ -150,7 +150,8 @@ function cliMatches(dir: string, c: RuleCase): string[] {
     .sort();
 }
 
-describe("ast_grep with a rule: the same matches as ast-grep's CLI", () => {
+/** A run over FILES for one describe block, with a read-only link. */
+function readonlySuite(): { client: () => Client; dir: () => string } {
   let run: Run;
   let client: Client;
   let dir: string;
@@ -164,10 +165,15 @@ describe("ast_grep with a rule: the same matches as ast-grep's CLI", () => {
     await run?.dispose();
     await remove?.();
   });
+  return { client: () => client, dir: () => dir };
+}
+
+describe("ast_grep with a rule: the same matches as ast-grep's CLI", () => {
+  const suite = readonlySuite();
 
   for (const c of CASES) {
     it(c.name, async () => {
-      const result = await call(client, "ast_grep", {
+      const result = await call(suite.client(), "ast_grep", {
         rule: c.rule,
         ...(c.constraints ? { constraints: c.constraints } : {}),
         ...(c.utils ? { utils: c.utils } : {}),
@@ -182,7 +188,7 @@ describe("ast_grep with a rule: the same matches as ast-grep's CLI", () => {
       ).matches
         .map((m) => `${m.path}:${m.line}:${m.column}-${m.end_line}`)
         .sort();
-      const theirs = cliMatches(dir, c);
+      const theirs = cliMatches(suite.dir(), c);
       expect(theirs.length).toBeGreaterThan(0);
       expect(ours).toEqual(theirs);
     });
@@ -278,20 +284,9 @@ describe("ast_grep and ast_edit: a rule that cannot be right is refused, naming 
 });
 
 describe("ast_grep explain: how a pattern parses, nothing searched", () => {
-  let run: Run;
-  let client: Client;
-  let dir: string;
-  let remove: () => Promise<void>;
-  beforeAll(async () => {
-    ({ dir, remove } = await suiteWorkdir(FILES));
-    run = await createRun({ workdir: dir, approver: "always", kernels: false });
-    client = await run.link({ surface: "readonly" });
-  });
-  afterAll(async () => {
-    await run?.dispose();
-    await remove?.();
-  });
-  const explain = (args: Record<string, unknown>) => call(client, "ast_grep", { explain: true, ...args });
+  const suite = readonlySuite();
+  const explain = (args: Record<string, unknown>) =>
+    call(suite.client(), "ast_grep", { explain: true, ...args });
 
   it("the context chosen and the tree of node kinds, metavariables as written", async () => {
     const result = await explain({ pattern: "await $X", language: "javascript" });
