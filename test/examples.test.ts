@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -168,6 +168,9 @@ describe("examples/ai-sdk-agent", () => {
         },
         timeout: 60_000,
       });
+      // The example keeps its copy for the person who ran it to look at; the test does not.
+      const copy = /^working in (\S+) on the/m.exec(stdout)?.[1];
+      if (copy) await rm(copy, { recursive: true, force: true });
       expect(stdout).toMatch(/on the plan surface\n· read\n\nread the workspace README\n$/);
       const offered = bodies[0]?.tools?.map((t) => t.function.name) ?? [];
       expect(offered).toContain("read");

@@ -380,7 +380,8 @@ describe("lsp_rename with new_path: a file moved with the imports its servers up
   async function fakeMove(mode: string) {
     const files = { "fake.toml": "", "a.fake": "old name\n", "b.fake": "bee\n" };
     const workdir = await workdirWith(files);
-    const log = path.join(workdir, "..", `${path.basename(workdir)}.log`);
+    // Beside the workdir, whose tree the test compares: in a folder of its own, removed after the test.
+    const log = path.join(await workdirWith(), "fake-lsp.log");
     const spec: ServerSpec = {
       id: "fake",
       name: "Fake",
