@@ -256,6 +256,15 @@ describe("ast_grep and ast_edit: a rule that cannot be right is refused, naming 
       /^Give `pattern` or `rule`, not both/,
     );
     expect(await grep({})).toMatch(/^Give `pattern` \(a code fragment/);
+    let deep: Record<string, unknown> = { kind: "identifier" };
+    for (let i = 0; i < 40; i++) deep = { not: deep };
+    expect(await grep({ rule: deep })).toBe(
+      "`rule` nests more than 24 levels deep; write it flatter (`all` and `any` take lists). Nothing was searched.",
+    );
+    const wide = { any: Array.from({ length: 1200 }, (_, i) => ({ regex: `^x${i}$` })) };
+    expect(await grep({ rule: wide })).toBe(
+      "`rule` has more than 1000 parts; narrow it, or search in several calls. Nothing was searched.",
+    );
   });
 
   it("ast_edit rewrites a rule's matches; a bad rule is refused before anyone is asked", async () => {

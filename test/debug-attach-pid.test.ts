@@ -97,6 +97,44 @@ describe("attach by process id", () => {
     });
   }
 
+  it("refuses a process runbound started (its language servers run on the host); the card says where the debugger runs", async () => {
+    const other = await createRun({ workdir: dir, conversationId: "own", approver: "always", lsp: false });
+    try {
+      const launcher = await other.link({ surface: "full" });
+      await call(launcher, "debug", { operation: "breakpoints", file: "spin.py", lines: [4] });
+      await call(launcher, "debug", { operation: "launch", program: "spin.py" });
+      // The debug adapter runbound started for it (on the host, as a language server would be).
+      const pid = other.resource("debug")!.running!.pid!;
+      const cards: string[] = [];
+      const asking = await createRun({
+        workdir: dir,
+        conversationId: "asks",
+        lsp: false,
+        approver: async (request) => {
+          cards.push(request.summary);
+          return { allow: true };
+        },
+      });
+      try {
+        const refused = textOf(
+          await call(await asking.link({ surface: "full" }), "debug", { operation: "attach", pid }),
+        );
+        expect(refused).toMatch(
+          /^`.+` \(pid \d+\) is one of runbound's own processes \(a language server, a kernel, a debuggee, a worker\); attach joins programs started outside runbound\. Debug your program with launch\.$/,
+        );
+        expect(cards).toEqual([
+          expect.stringMatching(
+            /^attach a debugger to pid \d+ \(`.+`\) on the host, outside the sandbox: it can make that program run anything$/,
+          ),
+        ]);
+      } finally {
+        await asking.dispose();
+      }
+    } finally {
+      await other.dispose();
+    }
+  });
+
   it("refuses runbound itself, a program outside the workdir and a pid that is gone", async () => {
     expect(await debug({ operation: "attach", pid: process.pid })).toMatch(
       /is runbound or the process that runs it; attach joins programs in the workdir only\.$/,

@@ -247,6 +247,26 @@ describe("lsp_rename with new_path: a file moved with the imports its servers up
     expect(tree["src/deep/other.ts"]).toMatch(/^import \{ helper \} from "\.\.\/lib\/util\.js";\n/);
   });
 
+  it("a move that touches many files lists 50 of them and counts the rest", async () => {
+    const files: Record<string, string> = { ...TS };
+    for (let i = 0; i < 60; i++)
+      files[`src/use${String(i).padStart(2, "0")}.ts`] =
+        'import { helper } from "./util.js";\nexport const v = helper(1);\n';
+    const workdir = await workdirWith(files);
+    const run = track(await createRun({ workdir, approver: "always" }));
+    const result = await call(await run.link({ surface: "full" }), "lsp_rename", {
+      file: "src/util.ts",
+      new_path: "src/lib/util.ts",
+    });
+    const text = textOf(result);
+    expect(text).toMatch(
+      /^Moved src\/util\.ts → src\/lib\/util\.ts; tsgo updated what refers to it: 63 edits\.\n/,
+    );
+    expect(text.match(/^ {2}src\/\S+ \(1 edit\)$/gm)).toHaveLength(50);
+    expect(text).toContain("\n  … and 13 more files (showing 50 of 63)");
+    expect((result.structuredContent as { files: unknown[] }).files).toHaveLength(63);
+  });
+
   it("pyright and gopls offer no edits on a move: the file moves, and the answer says its imports were not updated", async () => {
     const workdir = await workdirWith({
       "pyproject.toml": '[project]\nname = "shop"\nversion = "0.1.0"\n',

@@ -39,6 +39,7 @@ const STRICTNESS = ["cst", "smart", "ast", "relaxed", "signature"];
 
 /** The shape of rule, constraints and utils, checked without a grammar (before anything runs or is asked). */
 export function checkRuleShape(args: RuleArgs): void {
+  checkSize(args);
   const names = new Set(Object.keys(args.utils ?? {}));
   if (args.rule !== undefined) checkRule(args.rule, "rule", names, false);
   for (const [name, rule] of Object.entries(args.utils ?? {})) checkRule(rule, `utils.${name}`, names, false);
@@ -49,6 +50,35 @@ export function checkRuleShape(args: RuleArgs): void {
       );
     checkRule(rule, `constraints.${name}`, names, false);
   }
+}
+
+/** How deep and how large a rule may be: every key is checked, compiled and tried, and each level is a recursion. */
+const MAX_DEPTH = 24;
+const MAX_PARTS = 1000;
+
+function checkSize(args: RuleArgs): void {
+  let parts = 0;
+  let deepest = 0;
+  const stack: { value: unknown; depth: number }[] = [
+    { value: args.rule, depth: 1 },
+    { value: args.constraints, depth: 1 },
+    { value: args.utils, depth: 1 },
+  ];
+  while (stack.length && parts <= MAX_PARTS && deepest <= MAX_DEPTH) {
+    const { value, depth } = stack.pop()!;
+    if (!value || typeof value !== "object") continue;
+    deepest = Math.max(deepest, depth);
+    for (const child of Object.values(value)) {
+      parts++;
+      stack.push({ value: child, depth: depth + 1 });
+    }
+  }
+  if (deepest > MAX_DEPTH)
+    refuse(
+      `\`rule\` nests more than ${MAX_DEPTH} levels deep; write it flatter (\`all\` and \`any\` take lists)`,
+    );
+  if (parts > MAX_PARTS)
+    refuse(`\`rule\` has more than ${MAX_PARTS} parts; narrow it, or search in several calls`);
 }
 
 function checkRule(value: unknown, at: string, utils: ReadonlySet<string>, relation: boolean): void {

@@ -3,9 +3,10 @@
  * honoured (each relative to its own folder), and hidden folders and node_modules are skipped; files over the
  * per-file size limit are left out and named.
  */
-import { type Dirent, readdirSync, readFileSync, statSync } from "node:fs";
+import { type Dirent, readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import ignore, { type Ignore } from "ignore";
+import type { Ignore } from "ignore";
+import { gitignoreIn } from "../files/gitignore.js";
 import { plural, sizeText } from "../files/text.js";
 import type { FileRef } from "./match.js";
 
@@ -23,17 +24,8 @@ export function sourceFiles(dir: string, accept: (file: string) => boolean): str
     } catch {
       return;
     }
-    let rules = inherited;
-    if (entries.some((e) => e.name === ".gitignore" && e.isFile())) {
-      try {
-        rules = [
-          ...inherited,
-          { base: folder, rules: ignore().add(readFileSync(path.join(folder, ".gitignore"), "utf8")) },
-        ];
-      } catch {
-        // an unreadable .gitignore ignores nothing
-      }
-    }
+    const own = entries.some((e) => e.name === ".gitignore" && e.isFile()) ? gitignoreIn(folder) : undefined;
+    const rules = own ? [...inherited, { base: folder, rules: own }] : inherited;
     for (const entry of entries) {
       if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
       const full = path.join(folder, entry.name);

@@ -7,6 +7,7 @@
 import { closeSync, openSync, readFileSync, readlinkSync, readSync } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../errors.js";
+import { RUN_MARKER } from "../proc/tracker.js";
 import type { BuiltInAdapter } from "./adapters.js";
 
 export interface TracedProcess {
@@ -36,9 +37,16 @@ export function traceable(pid: number, workdir: string): TracedProcess {
     );
   }
   const shown = `\`${argv.join(" ").slice(0, 200)}\` (pid ${pid})`;
-  if (lineage().includes(pid))
+  if (lineage(process.pid).includes(pid))
     throw new ToolError(
       `${shown} is runbound or the process that runs it; attach joins programs in the workdir only.`,
+    );
+  // Its language servers run on the host beside it: a debugger joining one could make it run anything, outside the
+  // sandbox the run keeps code in. Every process a run starts carries its marker (and cannot shed it: a debuggee
+  // that does shed it in a child is still confined).
+  if (markedByRunbound(pid))
+    throw new ToolError(
+      `${shown} is one of runbound's own processes (a language server, a kernel, a debuggee, a worker); attach joins programs started outside runbound. Debug your program with launch.`,
     );
   if (cwd !== workdir && !cwd.startsWith(`${workdir}${path.sep}`))
     throw new ToolError(
@@ -49,15 +57,39 @@ export function traceable(pid: number, workdir: string): TracedProcess {
   return { pid, argv, exe, cwd, adapter: adapterFor(exe) };
 }
 
-/** This process and its ancestors, up to init. */
-function lineage(): number[] {
+/** A process and its ancestors, up to init (as far as /proc shows them). */
+function lineage(start: number): number[] {
   const pids: number[] = [];
-  for (let pid = process.pid; pid > 1 && pids.length < 64; ) {
+  for (let pid = start; pid > 1 && pids.length < 64; ) {
     pids.push(pid);
-    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    let status: string;
+    try {
+      status = readFileSync(`/proc/${pid}/status`, "utf8");
+    } catch {
+      break;
+    }
     pid = Number(/^PPid:\s+(\d+)/m.exec(status)?.[1] ?? 0);
   }
   return pids;
+}
+
+function markedByRunbound(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, "utf8")
+      .split("\0")
+      .some((entry) => entry.startsWith(`${RUN_MARKER}=`));
+  } catch {
+    return false;
+  }
+}
+
+/** The command line of a process, for a permission card: "" when it cannot be read. */
+export function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ").slice(0, 120);
+  } catch {
+    return "";
+  }
 }
 
 function adapterFor(exe: string): TracedProcess["adapter"] {

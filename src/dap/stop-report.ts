@@ -122,32 +122,22 @@ export class StopInspector {
       );
     const container =
       reference ?? (frameId !== undefined ? await this.#scopeHolding(name, frameId) : undefined);
-    const failed = (error: Error): never => {
-      throw new ToolError(
-        `${this.adapterName} could not set \`${name}\` to \`${value}\`: ${error.message.trim()}`,
-      );
-    };
-    if (container !== undefined && caps.supportsSetVariable) {
-      const body = await this.client
-        .request<DebugProtocol.SetVariableResponse["body"]>(
-          "setVariable",
-          { variablesReference: container, name, value },
-          this.requestMs,
-        )
-        .catch(failed);
-      return { value: clip(body.value), ...(body.type ? { type: body.type } : {}) };
-    }
-    if (!caps.supportsSetExpression)
+    const usable = container !== undefined && caps.supportsSetVariable;
+    if (!usable && !caps.supportsSetExpression)
       throw new ToolError(
         `\`name\` ${name} is not a variable in the scopes of frame ${frameId}; give \`reference\` (from scopes or variables) of what holds it.`,
       );
+    // Both answer { value, type? }.
+    const [command, args] = usable
+      ? ["setVariable", { variablesReference: container, name, value }]
+      : ["setExpression", { expression: name, value, frameId }];
     const body = await this.client
-      .request<DebugProtocol.SetExpressionResponse["body"]>(
-        "setExpression",
-        { expression: name, value, frameId },
-        this.requestMs,
-      )
-      .catch(failed);
+      .request<DebugProtocol.SetVariableResponse["body"]>(command, args, this.requestMs)
+      .catch((error: Error) => {
+        throw new ToolError(
+          `${this.adapterName} could not set \`${name}\` to \`${value}\`: ${error.message.trim()}`,
+        );
+      });
     return { value: clip(body.value), ...(body.type ? { type: body.type } : {}) };
   }
 

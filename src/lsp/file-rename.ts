@@ -3,7 +3,7 @@
  * imports, module declarations), applied with the move all or nothing, then `workspace/didRenameFiles`. A server
  * that proposes nothing, or cannot, is named — a move never reads as "imports updated" when they were not.
  */
-import { statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import picomatch from "picomatch";
 import type {
@@ -42,7 +42,7 @@ export async function renameFile(
   const to = await confine(base.workdir, newPath, "new_path");
   if (to.real === from.real)
     throw new ToolError(`\`new_path\` is where ${from.rel} already is; nothing to move.`);
-  if (exists(to.real))
+  if (existsSync(to.real))
     throw new ToolError(`\`new_path\` ${to.rel} exists; lsp_rename does not overwrite. Nothing was moved.`);
   const files = [{ oldUri: pathToFileURL(from.real).href, newUri: pathToFileURL(to.real).href }];
   const clients = await serversFor(base, from);
@@ -82,13 +82,7 @@ export async function renameFile(
   return {
     text: [
       `Moved ${from.rel} → ${to.rel}; ${proposals.map((p) => said(p, from.rel)).join("; ") || "no language server serves it, so no imports were updated"}.`,
-      // An edit to the moved file itself is counted where it now is.
-      ...(edits
-        ? changes.files
-            .map((f) => ({ ...f, path: f.path === from.rel ? to.rel : f.path }))
-            .sort((a, b) => a.path.localeCompare(b.path))
-            .map((f) => `  ${f.path} (${plural(f.edits, "edit")})`)
-        : []),
+      ...(edits ? fileRows(changes.files, from.rel, to.rel) : []),
     ].join("\n"),
     structured: {
       moved: { from: from.rel, to: to.rel },
@@ -100,13 +94,20 @@ export async function renameFile(
   };
 }
 
-function exists(file: string): boolean {
-  try {
-    statSync(file);
-    return true;
-  } catch {
-    return false;
-  }
+/** Files listed in a move's answer, at most (the structured result has them all). */
+const MAX_LISTED = 50;
+
+/** The edited files, an edit to the moved file counted where it now is; a few, and how many more. */
+function fileRows(files: readonly { path: string; edits: number }[], from: string, to: string): string[] {
+  const rows = files
+    .map((f) => ({ ...f, path: f.path === from ? to : f.path }))
+    .sort((a, b) => a.path.localeCompare(b.path))
+    .map((f) => `  ${f.path} (${plural(f.edits, "edit")})`);
+  if (rows.length <= MAX_LISTED) return rows;
+  return [
+    ...rows.slice(0, MAX_LISTED),
+    `  … and ${plural(rows.length - MAX_LISTED, "more file")} (showing ${MAX_LISTED} of ${rows.length})`,
+  ];
 }
 
 /** The file's own server (started if need be) and every other running server whose root holds the file. */

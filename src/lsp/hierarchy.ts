@@ -12,6 +12,7 @@ import type {
 } from "vscode-languageserver-protocol";
 import { ToolError } from "../errors.js";
 import { plural } from "../files/text.js";
+import { within } from "./content-roots.js";
 import { uriPath } from "./diagnostics.js";
 import { NOT_SHOWN, type SnippetReader, SYMBOL_KINDS } from "./format.js";
 import { ServerRefusal } from "./request-errors.js";
@@ -134,10 +135,8 @@ class Walk {
   /** Whether a node's children are asked for; otherwise it says why not. */
   #open(node: Node): boolean {
     if (node.cut) return false;
-    if (
-      !this.reader.shows(uriPath(node.item.uri)) ||
-      !uriPath(node.item.uri).startsWith(this.reader.workdir)
-    ) {
+    // Library items are named, not followed: inside the workdir only (by real path, as answers quote).
+    if (!within(uriPath(node.item.uri), [this.reader.workdir])) {
       node.cut = "not followed: outside the workdir";
       return false;
     }

@@ -10,6 +10,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { type FSWatcher, watch } from "chokidar";
 import ignore, { type Ignore } from "ignore";
+import { gitignoreIn } from "../files/gitignore.js";
 import type { LspClient } from "./client.js";
 import type { LspSupervisor } from "./supervisor.js";
 import type { ChangeType } from "./watched-files.js";
@@ -41,7 +42,7 @@ export class OutsideChanges {
   start(): void {
     if (this.#watcher) return;
     const workdir = this.#supervisor.workdir;
-    const rules = gitignoreOf(workdir);
+    const rules = gitignoreIn(workdir) ?? ignore();
     this.#watcher = watch(workdir, {
       ignoreInitial: true,
       followSymlinks: false,
@@ -156,14 +157,4 @@ async function resyncOpen(client: LspClient, batch: readonly { file: string; typ
     // Open already: sync sends didChange (the language id is for didOpen only).
     if (text !== doc.text) await client.sync(file, "", text).catch(() => undefined);
   }
-}
-
-function gitignoreOf(workdir: string): Ignore {
-  const rules = ignore();
-  try {
-    rules.add(readFileSync(path.join(workdir, ".gitignore"), "utf8"));
-  } catch {
-    // No .gitignore: the fixed skips only.
-  }
-  return rules;
 }

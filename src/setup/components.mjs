@@ -219,11 +219,7 @@ export const COMPONENTS = [
     id: "rust-analyzer",
     what: "rust-analyzer (a component of the machine's Rust toolchain)",
     serves: "lsp for Rust",
-    check() {
-      const where = onPath("rust-analyzer");
-      const text = where ? output(where, ["--version"]) : undefined;
-      return where && text ? { version: firstLine(text), where } : undefined;
-    },
+    check: versionOf("rust-analyzer"),
     install({ log }) {
       if (!output("rustup", ["--version"]))
         return "no rustup on PATH: install Rust with rustup, then run again";
@@ -238,11 +234,7 @@ export const COMPONENTS = [
     id: "clangd",
     what: "clangd (the system's)",
     serves: "lsp for C and C++",
-    check() {
-      const where = onPath("clangd", true);
-      const text = where ? output(where, ["--version"]) : undefined;
-      return where && text ? { version: firstLine(text), where } : undefined;
-    },
+    check: versionOf("clangd", { versioned: true }),
     install: aptInstall(["clangd"]),
   },
   {
@@ -262,27 +254,32 @@ export const COMPONENTS = [
     id: "gdb",
     what: "gdb (the system's)",
     serves: "debug attach to a running Python by process id (debugpy injects itself through gdb)",
-    check() {
-      const where = onPath("gdb");
-      const text = where ? output(where, ["--version"]) : undefined;
-      return where && text
-        ? { version: firstLine(text).replace(/^GNU gdb\s*(\(.*?\)\s*)?/, ""), where }
-        : undefined;
-    },
+    check: versionOf("gdb", { prefix: /^GNU gdb\s*(\(.*?\)\s*)?/ }),
     install: aptInstall(["gdb"]),
   },
   {
     id: "bubblewrap",
     what: "bubblewrap (the system's)",
     serves: "confinement of the processes that run code (kernels, debuggees, workers)",
-    check() {
-      const where = onPath("bwrap");
-      const text = where ? output(where, ["--version"]) : undefined;
-      return where && text ? { version: firstLine(text).replace(/^bubblewrap\s*/, ""), where } : undefined;
-    },
+    check: versionOf("bwrap", { prefix: /^bubblewrap\s*/ }),
     install: aptInstall(["bubblewrap"]),
   },
 ];
+
+/**
+ * A component's check by its command on PATH: the first line of `--version`, without the program's own name.
+ * @param {string} name
+ * @param {{ versioned?: boolean, prefix?: RegExp }} [options] `versioned`: clangd-14 counts; `prefix`: what to drop
+ */
+function versionOf(name, options = {}) {
+  return () => {
+    const where = onPath(name, options.versioned);
+    const text = where ? output(where, ["--version"]) : undefined;
+    if (!where || !text) return undefined;
+    const line = firstLine(text);
+    return { version: options.prefix ? line.replace(options.prefix, "") : line, where };
+  };
+}
 
 /** @param {string} id */
 export function componentById(id) {

@@ -1,4 +1,5 @@
 import { checkDebugArgs, OPERATIONS } from "../dap/answers.js";
+import { commandOf } from "../dap/attach-pid.js";
 import { DapRefused, DapTimeout } from "../dap/client.js";
 import { debugInput, debugOutput } from "../dap/schema.js";
 import { ToolError } from "../errors.js";
@@ -25,7 +26,9 @@ export const debugTool = defineTool({
   describeCall: (args) =>
     args.operation === "launch"
       ? `launch ${args.program ?? "?"} ${(args.args ?? []).join(" ")} under a debugger`
-      : `debug ${args.operation}`,
+      : args.operation === "attach" && args.pid !== undefined
+        ? `attach a debugger to pid ${args.pid} (\`${commandOf(args.pid) || "?"}\`) on the host, outside the sandbox: it can make that program run anything`
+        : `debug ${args.operation}`,
   check: checkDebugArgs,
   async run(args, ctx) {
     try {
