@@ -372,10 +372,18 @@ describe("call_hierarchy: bad input, cycles and a wide tree (tsgo)", () => {
         ...callers,
         "",
       ].join("\n"),
+      "b.ts": "export function solo(): number {\n  return 1;\n}\nexport const top = solo();\n",
     });
     remove = dir.remove;
     run = await createRun({ workdir: dir.dir, approver: "always" });
     client = await run.link({ surface: "readonly" });
+  });
+  it("a call at a module's top level: the module named by its relative path, never the machine's", async () => {
+    const result = await lsp({ action: "call_hierarchy", file: "b.ts", line: 1, symbol: "solo" });
+    const text = textOf(result);
+    expect(text).toContain("\n  (module) b.ts:1\n    4  export const top = solo();");
+    expect(text).not.toContain(run.workdir);
+    expect(JSON.stringify(result.structuredContent)).not.toContain(run.workdir);
   });
   afterAll(async () => {
     await run?.dispose();

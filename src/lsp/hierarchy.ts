@@ -209,7 +209,7 @@ function render(
   for (const root of roots) {
     const row = rowOf(reader, root, 0, undefined);
     lines.push(
-      `${NOUN[direction][1]} of \`${root.item.name}\` (${kindOf(root.item)}, ${row.path}:${row.line})${depth > 1 ? `, ${depth} levels` : ""}: ${countOf(root, direction)}${t.target.note ? ` (${t.target.note})` : ""}`,
+      `${NOUN[direction][1]} of \`${nameOf(reader, root.item)}\` (${kindOf(root.item)}, ${row.path}:${row.line})${depth > 1 ? `, ${depth} levels` : ""}: ${countOf(root, direction)}${t.target.note ? ` (${t.target.note})` : ""}`,
     );
     visit(root, 0, undefined);
   }
@@ -240,9 +240,18 @@ function kindOf(item: Item): string {
 
 function itemLine(reader: SnippetReader, node: Node, level: number): string {
   const indent = "  ".repeat(level);
-  const at = `${reader.rel(uriPath(node.item.uri))}:${node.item.selectionRange.start.line + 1}`;
+  const file = reader.rel(uriPath(node.item.uri));
+  const at = `${file}:${node.item.selectionRange.start.line + 1}`;
   const calls = node.sites.length > 1 ? ` — ${node.sites.length} calls` : "";
-  return `${indent}${node.item.name} (${kindOf(node.item)}) ${at}${calls}${node.cut ? ` (${node.cut})` : ""}`;
+  const name = nameOf(reader, node.item);
+  // A module is named by its file (tsgo): the path is said once.
+  const named = name === file ? "" : `${name} `;
+  return `${indent}${named}(${kindOf(node.item)}) ${at}${calls}${node.cut ? ` (${node.cut})` : ""}`;
+}
+
+/** The item's name; a server that names a module by its absolute path (tsgo) gets it relative to the workdir. */
+function nameOf(reader: SnippetReader, item: Item): string {
+  return item.name.startsWith("/") || /^[A-Za-z]:[\\/]/.test(item.name) ? reader.rel(item.name) : item.name;
 }
 
 /** The call sites under an item, in the file they are in (the caller's), a few at most. */
@@ -260,7 +269,7 @@ function siteLines(reader: SnippetReader, node: Node, level: number): string[] {
 function rowOf(reader: SnippetReader, node: Node, level: number, parent: number | undefined): HierarchyRow {
   return {
     depth: level,
-    name: node.item.name,
+    name: nameOf(reader, node.item),
     kind: kindOf(node.item),
     path: reader.rel(uriPath(node.item.uri)),
     line: node.item.selectionRange.start.line + 1,
