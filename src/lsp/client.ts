@@ -42,6 +42,9 @@ export class LspClient {
   /** "utf-16" unless the server chose otherwise. */
   encoding = "utf-16";
   consecutiveTimeouts = 0;
+  /** Requests awaiting an answer, and when one last began or ended (performance.now()): what idleness is. */
+  inFlight = 0;
+  lastUsed = performance.now();
   readonly documents = new Map<string, OpenDocument>();
   readonly pushed = new Map<string, PushedDiagnostics>();
   /** Dynamic registrations by id (a server may unregister one id and keep another for the same method). */
@@ -143,6 +146,8 @@ export class LspClient {
       );
     }
     const source = new CancellationTokenSource();
+    this.inFlight++;
+    this.lastUsed = performance.now();
     let timer: NodeJS.Timeout | undefined;
     const onAbort = () => source.cancel();
     signal?.addEventListener("abort", onAbort, { once: true });
@@ -171,6 +176,8 @@ export class LspClient {
       }
       throw error;
     } finally {
+      this.inFlight--;
+      this.lastUsed = performance.now();
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
       source.dispose();

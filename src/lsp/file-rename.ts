@@ -119,7 +119,7 @@ async function serversFor(base: LspBase, from: { real: string; rel: string }): P
     await warmedUp(base, found.client, await found.client.sync(from.real, found.languageId));
     if (found.client.progressTitles.length) await found.client.settled(base.supervisor.timeouts.requestMs, 0);
   }
-  const running = base.supervisor.runningClients().filter((c) => from.real.startsWith(`${c.root}/`));
+  const running = (await base.supervisor.liveClients()).filter((c) => from.real.startsWith(`${c.root}/`));
   return [...new Set([...(own ? [own] : []), ...running])];
 }
 

@@ -132,7 +132,7 @@ export class LanguageService implements LspBase {
     const { running, unavailable, available } = this.supervisor.status();
     const rows = running.map(
       (s) =>
-        `  ${s.id} @ ${s.root}: ${s.state}${s.progress ? ` (${s.progress.join("; ")})` : ""}${s.pid ? `, pid ${s.pid}` : ""}${s.restarts ? `, ${plural(s.restarts, "restart")}` : ""}${s.lastError ? `, last error: ${s.lastError}` : ""}, ${this.#placeOf(s.inPlace)}`,
+        `  ${s.id} @ ${s.root}: ${s.idle?.startsWith("stopped") ? s.idle : s.state}${s.progress ? ` (${s.progress.join("; ")})` : ""}${s.pid ? `, pid ${s.pid}` : ""}${s.restarts ? `, ${plural(s.restarts, "restart")}` : ""}${s.lastError ? `, last error: ${s.lastError}` : ""}${s.idle && !s.idle.startsWith("stopped") ? `, ${s.idle}` : ""}, ${this.#placeOf(s.inPlace)}`,
     );
     const idle = available
       .filter((a) => !running.some((r) => r.id === a.id))

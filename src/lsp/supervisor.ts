@@ -13,7 +13,9 @@ import type { Place } from "../proc/place.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { tsgoBinary, tsserverPath } from "../setup/npm.js";
 import { catalog, languageOf, type ServerSpec, type TypeScriptServer } from "./catalog.js";
-import { LspClient, type ServerState } from "./client.js";
+import { LspClient } from "./client.js";
+import { type Handle, type ServerStatus, statusOf, type UnavailableServer } from "./handle.js";
+import { IdleCheck, idleSecondsOf } from "./idle.js";
 import { projectCodeAt, untrustedNotes, withoutProjectCode } from "./project-code.js";
 import { WorkspaceTrust } from "./trust.js";
 
@@ -31,37 +33,11 @@ export interface LspOptions {
   readonly timeouts?: Partial<LspTimeouts>;
   /** Replace or add catalog entries (matched by id). */
   readonly servers?: readonly ServerSpec[];
-}
-
-interface Handle {
-  /** As it runs at the trust of its last start. */
-  spec: ServerSpec;
-  readonly root: string;
-  client: LspClient | undefined;
-  starting: Promise<LspClient> | undefined;
-  restarts: number;
-  nextAttempt: number;
-  startedAt: number;
-  /** Files the agent worked with, re-opened after a restart. */
-  readonly tracked: Map<string, string>;
-}
-
-export interface ServerStatus {
-  id: string;
-  root: string;
-  state: ServerState;
-  pid?: number;
-  command: string;
-  restarts: number;
-  progress?: string[];
-  lastError?: string;
-  /** Runs in the run's place: it runs the project's code (confined), or the run's place is a container. */
-  inPlace: boolean;
-}
-
-export interface UnavailableServer {
-  id: string;
-  reason: string;
+  /**
+   * A server not asked anything for this long is stopped, and started again on the next call that needs it
+   * (documents reopened, the diagnostics journal kept). Default 600; 0 or false: never.
+   */
+  readonly idleSeconds?: number | false;
 }
 
 const MAX_TIMEOUTS = 3;
@@ -77,6 +53,8 @@ export class LspSupervisor {
   readonly workdir: string;
   readonly #processes: ProcessTracker;
   readonly #handles = new Map<string, Handle>();
+  readonly #idleMs: number;
+  readonly #idleCheck: IdleCheck;
   #disposed = false;
   /** Called after each server start (the resource starts watching the workdir then). */
   onStart: (() => void) | undefined;
@@ -104,6 +82,8 @@ export class LspSupervisor {
     const specs = [...base.filter((s) => !overrides.some((o) => o.id === s.id)), ...overrides];
     this.#specs = specs;
     this.timeouts = { startMs: 30_000, requestMs: 15_000, diagnosticsMs: 10_000, ...options.timeouts };
+    this.#idleMs = idleSecondsOf(options.idleSeconds, "lsp.idleSeconds") * 1000;
+    this.#idleCheck = new IdleCheck(this.#idleMs, () => void this.#stopIdle());
   }
 
   get trusted(): boolean {
@@ -187,10 +167,13 @@ export class LspSupervisor {
         nextAttempt: 0,
         startedAt: 0,
         tracked: new Map(),
+        usedAt: 0,
+        idle: { stops: 0, stopped: false },
       };
       this.#handles.set(key, handle);
     }
     handle.tracked.set(file, languageId);
+    handle.usedAt = performance.now();
     return { client: await this.#ensure(handle), languageId };
   }
 
@@ -228,6 +211,7 @@ export class LspSupervisor {
       this.trusted && (resolved.from === "project" || handle.spec.untrusted !== undefined);
     const client = new LspClient(handle.spec, handle.root, resolved, runsProjectCode);
     handle.client = client;
+    handle.idle.stopped = false;
     handle.startedAt = Date.now();
     try {
       await client.start(this.#processes, (c) => this.#crashed(handle, c), this.timeouts.startMs);
@@ -285,6 +269,30 @@ export class LspSupervisor {
       .filter((c): c is LspClient => c !== undefined && (c.state === "ready" || c.state === "indexing"));
   }
 
+  /** The running clients and those stopped for idleness, started again: for a request that spans the workspace. */
+  async liveClients(): Promise<LspClient[]> {
+    const idle = [...this.#handles.values()].filter((h) => h.idle.stopped && !this.#disposed);
+    await Promise.all(idle.map((h) => this.#ensure(h).catch(() => undefined)));
+    return this.runningClients();
+  }
+
+  /** Stops every server idle for the run's idle time: no request in flight, none begun or ended, no call. */
+  async #stopIdle(): Promise<void> {
+    const now = performance.now();
+    for (const handle of this.#handles.values()) {
+      const client = handle.client;
+      if (!client || handle.starting || client.inFlight > 0) continue;
+      if (client.state !== "ready" && client.state !== "indexing") continue;
+      if (now - Math.max(handle.usedAt, client.lastUsed) < this.#idleMs) continue;
+      await client.stop(1000);
+      if (client.pid !== undefined) await this.#processes.kill(client.pid, 1000);
+      // A call may have started it again meanwhile.
+      if (handle.client !== client) continue;
+      handle.idle.stops++;
+      handle.idle.stopped = true;
+    }
+  }
+
   /** Restarts the servers of `file`'s root (or every running one). */
   async reload(file?: string): Promise<ServerStatus[]> {
     const spec = file ? this.specFor(file) : undefined;
@@ -304,7 +312,7 @@ export class LspSupervisor {
       await this.#ensure(handle).catch(() => undefined);
       if (handle.client) restarted.push(handle);
     }
-    return restarted.map((h) => this.#statusOf(h));
+    return restarted.map((h) => statusOf(h, this.#rel(h.root), this.#idleMs));
   }
 
   /**
@@ -334,7 +342,9 @@ export class LspSupervisor {
     unavailable: UnavailableServer[];
     available: { id: string; roots: string[] }[];
   } {
-    const running = [...this.#handles.values()].filter((h) => h.client).map((h) => this.#statusOf(h));
+    const running = [...this.#handles.values()]
+      .filter((h) => h.client)
+      .map((h) => statusOf(h, this.#rel(h.root), this.#idleMs));
     const unavailable: UnavailableServer[] = [];
     const available: { id: string; roots: string[] }[] = [];
     for (const spec of this.specs) {
@@ -360,22 +370,8 @@ export class LspSupervisor {
 
   async dispose(): Promise<void> {
     this.#disposed = true;
+    this.#idleCheck.dispose();
     await Promise.all([...this.#handles.values()].map((h) => h.client?.stop(500)));
-  }
-
-  #statusOf(handle: Handle): ServerStatus {
-    const client = handle.client!;
-    return {
-      id: handle.spec.id,
-      root: this.#rel(handle.root),
-      state: client.state,
-      ...(client.pid !== undefined ? { pid: client.pid } : {}),
-      command: client.resolved.command,
-      restarts: handle.restarts,
-      inPlace: client.inPlace,
-      ...(client.progressTitles.length ? { progress: client.progressTitles } : {}),
-      ...(client.lastError ? { lastError: client.lastError } : {}),
-    };
   }
 
   #rel(dir: string): string {

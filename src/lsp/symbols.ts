@@ -53,7 +53,9 @@ async function workspaceSymbols(
   const query = args.query ?? "";
   // With a file, its server (started if need be) answers the search; without, every running server does.
   const clients =
-    args.file !== undefined ? [(await clientOf(base, args.file)).client] : base.supervisor.runningClients();
+    args.file !== undefined
+      ? [(await clientOf(base, args.file)).client]
+      : await base.supervisor.liveClients();
   if (clients.length === 0) {
     throw new ToolError(
       "No language server is running yet, and a workspace symbol search needs one: pass `file` (a file of the project to search) along with `query`, or call another action on a file first.",
