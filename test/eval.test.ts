@@ -5,6 +5,8 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
+  realpathSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -437,8 +439,18 @@ describe("eval: lifecycle", () => {
     expect(run.tools("plan")).not.toContain("eval");
     const client = await run.link({ surface: "full" });
     await call(client, "eval", { code: "1 + 1", description: label });
-    const pids = run.processes.running().map((p) => p.pid);
-    expect(pids.length).toBeGreaterThan(0);
+    // The Jupyter server is shared by the host's runs (it stops with the last): this run's are the processes
+    // under it in this run's workdir (its kernel, in and around its sandbox).
+    const server = run.resource("kernels")!.serverPid!;
+    const kernels = (await descendantsOf(server)).filter((pid) => {
+      try {
+        return readlinkSync(`/proc/${pid}/cwd`) === realpathSync(workdir);
+      } catch {
+        return false;
+      }
+    });
+    const pids = [...kernels, ...run.processes.running().map((p) => p.pid)];
+    expect(kernels.length).toBeGreaterThan(0);
     await run.dispose();
     for (const pid of pids) expect(await isAlive(pid)).toBe(false);
   });
@@ -451,7 +463,7 @@ describe("eval: what another user of the host can read", () => {
     const client = await run.link({ surface: "full" });
     expect(textOf(await call(client, "eval", { code: "1 + 1", description: label }))).toBe("2");
     const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
-    const server = run.processes.running().find((p) => p.label === "jupyter server")!;
+    const server = { pid: run.resource("kernels")!.serverPid! };
     const config = cmdline(server.pid)
       .find((a) => a.startsWith("--config="))!
       .slice("--config=".length);
@@ -463,10 +475,17 @@ describe("eval: what another user of the host can read", () => {
     const folder = path.dirname(config);
     expect(statSync(folder).mode & 0o777).toBe(0o700);
     expect(statSync(config).mode & 0o777).toBe(0o600);
-    const runtime = path.join(folder, "runtime");
-    const keys = readdirSync(runtime).filter((f) => /^kernel-.*\.json$/.test(f));
+    // Each kernel's keys are in its connection file, which its command line names (in the run's own folder).
+    const keys = (await descendantsOf(server.pid))
+      .map((pid) => cmdline(pid))
+      .filter((argv) => argv.includes("ipykernel_launcher"))
+      .map((argv) => argv[argv.indexOf("-f") + 1]!);
     expect(keys.length).toBeGreaterThan(0);
-    for (const key of keys) expect(statSync(path.join(runtime, key)).mode & 0o777, key).toBe(0o600);
+    for (const key of keys) {
+      expect(path.basename(key)).toMatch(/^kernel-.*\.json$/);
+      expect(statSync(key).mode & 0o777, key).toBe(0o600);
+      expect(statSync(path.dirname(key)).mode & 0o777, key).toBe(0o700);
+    }
   });
 });
 
@@ -552,11 +571,10 @@ describe("eval: the Jupyter server dies under the run", () => {
       );
       const client = await run.link({ surface: "full" });
       const cell = (code: string) => call(client, "eval", { code, description: label });
-      const killServer = () =>
-        run.processes
-          .running()
-          .find((p) => p.label === "jupyter server")
-          ?.child.kill("SIGKILL");
+      const killServer = () => {
+        const pid = run.resource("kernels")!.serverPid;
+        if (pid) process.kill(pid, "SIGKILL");
+      };
       const noticed = async (count: number) => {
         for (let i = 0; i < 200; i++) {
           if (entries.filter((e) => /Jupyter server exited/.test(e.message)).length >= count) return;

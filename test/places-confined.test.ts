@@ -5,7 +5,16 @@
  * the run keeps answering. Each attack works on the host (`confine: "off"`), so each test can fail.
  */
 import { randomUUID } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createServer, type Server } from "node:net";
 import { homedir, tmpdir } from "node:os";
@@ -86,6 +95,32 @@ describe.skipIf(!bwrap.ok)("confined: a cell, a debuggee and a worker reach only
     expectConfined(textOf(cell), "cell");
     expect(readFileSync(path.join(workdir, ".git/hooks/README"), "utf8")).toBe("hooks\n");
     expect(existsSync(path.join(workdir, ".git/hooks/pre-commit"))).toBe(false);
+  });
+
+  it("a project environment that is a link: where it points is read-only inside the workdir, and a link out still starts kernels", async () => {
+    const inside = await workdirWith({ "envs/real/marker": "env\n" });
+    symlinkSync("envs/real", path.join(inside, ".venv"));
+    const outside = await workdirWith({});
+    symlinkSync("/usr", path.join(outside, ".venv"));
+    for (const dir of [inside, outside]) {
+      const confined = track(await createRun({ workdir: dir, approver: "always", lsp: false }));
+      const text = textOf(
+        await call(await confined.link({ surface: "full" }), "eval", {
+          code: [
+            "import os",
+            "def attempt(p):",
+            "    try:",
+            "        open(p, 'w').write('x')",
+            "        return 'wrote'",
+            "    except OSError as e:",
+            "        return type(e).__name__",
+            "print(attempt('envs/real/new') if os.path.isdir('envs') else '-', attempt('other.txt'))",
+          ].join("\n"),
+          description: label,
+        }),
+      );
+      expect(text, dir).toBe(dir === inside ? "OSError wrote" : "- wrote");
+    }
   });
 
   it("the same cell on the host (confine off) leaks: the refusals above are the sandbox's", async () => {

@@ -5,7 +5,8 @@
  * stdin channel.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { type Kernel, KernelManager, ServerConnection } from "@jupyterlab/services";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -22,17 +23,12 @@ import { cellReply } from "./answers.js";
 import { BRIDGE_PREFIX, type CellOutcome, runCell } from "./cell.js";
 import { pythonForCells } from "./interpreters.js";
 import { outsideRunLogger, withRunLogger } from "./library-console.js";
-import { JupyterServer, type KernelSpecFile } from "./server.js";
+import type { KernelLanguage, Sandbox } from "./schema.js";
+import { JupyterServer } from "./server.js";
+import { leaseSharedServer, type SharedLease } from "./shared-server.js";
+import { KernelSpecs } from "./specs.js";
 
-export type KernelLanguage = "python" | "javascript";
-
-/** The conversation's sandbox, as the harness sees it. runbound only asks; it never starts one. */
-export interface Sandbox {
-  /** Whether it is running now. */
-  isUp(): boolean;
-  /** The command prefix that runs a command inside it (e.g. ["docker", "exec", "-i", "box"]). */
-  commandPrefix(): readonly string[];
-}
+export type { KernelLanguage, Sandbox } from "./schema.js";
 
 export interface KernelOptions {
   /** A cell with no output for this long is interrupted. Default 300. */
@@ -89,6 +85,11 @@ export class KernelPool {
   readonly #startMs: number;
   readonly #options: KernelOptions;
   #server: JupyterServer | undefined;
+  /** The run's use of the shared server, when its kernels are there. */
+  #lease: SharedLease | undefined;
+  /** Names the run's kernelspecs on the shared server. */
+  readonly #id = `runbound-${randomBytes(4).toString("hex")}`;
+  readonly #specs: KernelSpecs;
   #manager: Promise<KernelManager> | undefined;
   readonly #kernels = new Map<KernelLanguage, Promise<Kernel.IKernelConnection>>();
   readonly #logger: RunLogger;
@@ -114,6 +115,12 @@ export class KernelPool {
     this.#idleMs = (options.idleSeconds ?? 300) * 1000;
     this.#startMs = (options.startTimeoutSeconds ?? 60) * 1000;
     this.#options = options;
+    this.#specs = new KernelSpecs({
+      workdir,
+      processes,
+      runboundPython: homeLayout(home).python,
+      ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+    });
   }
 
   /** The hard limit of a cell, in seconds. */
@@ -192,7 +199,10 @@ export class KernelPool {
     this.#manager = undefined;
     void manager?.then((m) => m.dispose()).catch(() => undefined);
     this.#server = undefined;
-    void server.stop(this.#processes).catch(() => undefined);
+    const lease = this.#lease;
+    this.#lease = undefined;
+    if (lease) void lease.release().catch(() => undefined);
+    else void server.stop(this.#processes).catch(() => undefined);
   }
 
   dispose(): Promise<void> {
@@ -204,7 +214,13 @@ export class KernelPool {
     for (const language of [...this.#kernels.keys()]) await this.#shutdown(language);
     const manager = await this.#manager?.catch(() => undefined);
     manager?.dispose();
-    await this.#server?.stop(this.#processes);
+    const lease = this.#lease;
+    this.#lease = undefined;
+    if (lease) {
+      for (const language of ["python", "javascript"] as const)
+        lease.server.removeSpec(this.#specs.name(language));
+      await lease.release();
+    } else await this.#server?.stop(this.#processes);
     this.#server = undefined;
   }
 
@@ -223,11 +239,13 @@ export class KernelPool {
   async #startKernel(language: KernelLanguage): Promise<Kernel.IKernelConnection> {
     const manager = await this.#managerReady();
     const external = this.#options.server;
-    const name = external ? (language === "python" ? "python3" : "deno") : `runbound-${language}`;
+    const name = external ? (language === "python" ? "python3" : "deno") : this.#specs.name(language);
     if (!external) this.#chooseInterpreter(language);
     let kernel: Kernel.IKernelConnection;
     try {
-      kernel = await manager.startNew({ name });
+      // The shared server's root is "/": the path makes the workdir the kernel's folder (the jupyter API takes it).
+      const at = this.#lease ? { path: path.relative("/", this.#workdir) } : {};
+      kernel = await manager.startNew({ name, ...at } as Kernel.IKernelOptions);
     } catch (error) {
       if (!external) throw error;
       // The harness's server: runbound neither starts nor restarts it, so say whose it is and what to do.
@@ -279,18 +297,7 @@ export class KernelPool {
           `eval needs runbound's Python environment (jupyter_server, ipykernel), which is not installed in runbound's home (${this.#home}). Install it: ${setupCommand("python")}; then call eval again.`,
         );
       }
-      // In a container the server's private folder must be one both sides see: the place's scratch folder.
-      const place = this.#processes.confinedPlace;
-      const server = new JupyterServer(place.kind === "container" ? place.scratch : undefined);
-      this.#server = server;
-      const settings = await server.start(
-        serverPython,
-        this.#workdir,
-        [this.#pythonSpec(serverPython), this.#javascriptSpec()],
-        this.#processes,
-        this.#startMs,
-      );
-      void server.exited?.then(() => this.#serverExited(server));
+      const settings = await this.#startServer(serverPython);
       const manager = new KernelManager({ serverSettings: settings });
       await manager.ready;
       return manager;
@@ -301,35 +308,41 @@ export class KernelPool {
     return this.#manager;
   }
 
-  /** The sandbox is asked when a kernel is set up; it is never started here. */
-  /** A kernelspec is read by the server where it runs: its program as that place sees it. */
-  #inPlace(program: string): string {
-    return this.#processes.confinedPlace.toPlace(program);
+  /**
+   * The shared server where the run's place allows it (the host, or confined with the network on: a kernel there
+   * reaches the server's loopback ports), else a server of the run's own in its place.
+   */
+  async #startServer(python: string): Promise<ServerConnection.ISettings> {
+    const place = this.#processes.confinedPlace;
+    if (place.kind === "host" || (place.kind === "confined" && place.network === "on")) {
+      const lease = await leaseSharedServer(python, this.#startMs, (server) => this.#serverExited(server));
+      this.#lease = lease;
+      this.#server = lease.server;
+      // Connection files where only the run's sandbox sees them: its scratch folder (on the host: the server's).
+      const scratch = place.kind === "confined" ? place.scratch : undefined;
+      const folder = scratch ? path.join(scratch, "kernels") : lease.server.runFolder(this.#id);
+      mkdirSync(folder, { recursive: true, mode: 0o700 });
+      this.#specs.share(this.#id, folder);
+      for (const spec of [this.#specs.python(python), this.#specs.javascript()]) lease.server.writeSpec(spec);
+      return lease.settings;
+    }
+    // In a container the server's private folder must be one both sides see: the place's scratch folder.
+    const server = new JupyterServer(place.kind === "container" ? place.scratch : undefined);
+    this.#server = server;
+    const settings = await server.start(
+      python,
+      this.#workdir,
+      [this.#specs.python(python), this.#specs.javascript()],
+      this.#processes,
+      this.#startMs,
+    );
+    void server.exited?.then(() => this.#serverExited(server));
+    return settings;
   }
 
-  #prefix(): string[] {
-    const sandbox = this.#options.sandbox;
-    return sandbox?.isUp() ? [...sandbox.commandPrefix()] : [];
-  }
-
-  #pythonSpec(python: string): KernelSpecFile {
-    return {
-      name: "runbound-python",
-      displayName: "Python (runbound)",
-      language: "python",
-      argv: [...this.#prefix(), this.#inPlace(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-    };
-  }
-
-  #javascriptSpec(): KernelSpecFile {
-    // A missing Deno is said when a JavaScript kernel starts (#chooseInterpreter), not when Python needs a server.
-    const deno = denoBinary() ?? "deno";
-    return {
-      name: "runbound-javascript",
-      displayName: "JavaScript (Deno)",
-      language: "javascript",
-      argv: [...this.#prefix(), this.#inPlace(deno), "jupyter", "--kernel", "--conn", "{connection_file}"],
-    };
+  /** The pid of the Jupyter server under the run's kernels, shared or its own, when one runs. */
+  get serverPid(): number | undefined {
+    return this.#server?.pid;
   }
 
   /**
@@ -342,11 +355,11 @@ export class KernelPool {
         throw new ToolError(
           "JavaScript cells run in Deno's kernel, and runbound's `deno` dependency did not resolve (an install with --ignore-scripts skips Deno's binary). Reinstall: npm install runbound.",
         );
-      this.#server?.writeSpec(this.#javascriptSpec());
+      this.#server?.writeSpec(this.#specs.javascript());
       return;
     }
     const choice = pythonForCells(this.#workdir, this.#home);
-    this.#server?.writeSpec(this.#pythonSpec(choice.python));
+    this.#server?.writeSpec(this.#specs.python(choice.python));
     if (choice.notice) this.#notices.set(language, choice.notice);
     else this.#notices.delete(language);
   }

@@ -24,3 +24,13 @@ export interface EvalAnswer {
   structured: z.infer<z.ZodObject<typeof evalOutput>>;
   content: { type: "image"; data: string; mimeType: string }[];
 }
+
+export type KernelLanguage = "python" | "javascript";
+
+/** The conversation's sandbox, as the harness sees it. runbound only asks; it never starts one. */
+export interface Sandbox {
+  /** Whether it is running now. */
+  isUp(): boolean;
+  /** The command prefix that runs a command inside it (e.g. ["docker", "exec", "-i", "box"]). */
+  commandPrefix(): readonly string[];
+}

@@ -1,8 +1,7 @@
 /**
- * A Jupyter server for one run, started on demand as a child of the run: loopback only, a random token, a private
- * runtime folder, runbound's own kernelspecs on JUPYTER_PATH, and a config that turns on TCP_NODELAY on the kernel
- * websocket (a cell's messages waited on Nagle's algorithm) and off the IOPub rate limit (it drops output; runbound bounds
- * output itself).
+ * A Jupyter server, started on demand: a run's own (in its container, or confined without a network, with its
+ * kernels), or the host's shared one (shared-server.ts). Loopback only (or a Unix socket), a random token in a
+ * private 0700 folder, runbound's kernelspecs on JUPYTER_PATH, and python/jupyter-server-config.py.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -12,26 +11,14 @@ import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { ServerConnection } from "@jupyterlab/services";
 import WebSocket from "ws";
+import { packageRoot } from "../home.js";
 import type { Place } from "../proc/place.js";
 import type { ProcessTracker, TrackedProcess } from "../proc/tracker.js";
 import { ownerGone } from "../proc/tree.js";
 import { socketAccepts, unixFetch, unixWebSocket } from "./unix-socket.js";
 
-const CONFIG = `
-from jupyter_server.services.kernels.websocket import KernelWebsocketHandler
-
-_open = KernelWebsocketHandler.open
-
-async def _open_nodelay(self, *args, **kwargs):
-    self.set_nodelay(True)
-    result = _open(self, *args, **kwargs)
-    if hasattr(result, "__await__"):
-        result = await result
-    return result
-
-KernelWebsocketHandler.open = _open_nodelay
-c.ZMQChannelsWebsocketConnection.limit_rate = False
-`;
+/** The servers' configuration (python/jupyter-server-config.py says what it does and why). */
+const CONFIG = () => readFileSync(path.join(packageRoot(), "python", "jupyter-server-config.py"), "utf8");
 
 const FOLDER_PREFIX = "runbound-jupyter-";
 const OWNER_FILE = "owner";
@@ -42,7 +29,7 @@ const UNOWNED_STALE_MS = 60 * 60 * 1000;
  * Removes the private folders of servers whose host process is gone (killed before it could clean up): each names
  * its owner's pid. Only this user's folders; a live owner's, or a pid that is alive again, is left alone.
  */
-function sweepStaleFolders(): void {
+export function sweepStaleFolders(): void {
   let names: string[];
   try {
     names = readdirSync(tmpdir()).filter((n) => n.startsWith(FOLDER_PREFIX));
@@ -78,6 +65,14 @@ export interface KernelSpecFile {
   readonly displayName: string;
   readonly language: string;
   readonly argv: readonly string[];
+  /**
+   * Set for the kernel on top of the server's environment. A shared server's kernels carry their run's here, with
+   * RUNBOUND_KERNEL_DIR (the run's folder for their connection files, which only its sandbox sees) and
+   * RUNBOUND_KERNEL_CONFINED (an interrupt goes to the processes inside the sandbox: bubblewrap does not pass signals on).
+   */
+  readonly env?: Readonly<Record<string, string>>;
+  /** The kernel takes CurveZMQ keys from its connection file (runbound's ipykernel): its sockets are encrypted. */
+  readonly curve?: boolean;
 }
 
 export class JupyterServer {
@@ -116,8 +111,23 @@ export class JupyterServer {
         display_name: spec.displayName,
         language: spec.language,
         interrupt_mode: "signal",
+        ...(spec.env ? { env: spec.env } : {}),
+        ...(spec.curve ? { metadata: { supported_encryption: "curve" } } : {}),
       }),
+      { mode: 0o600 },
     );
+  }
+
+  /** Removes a kernelspec (a run that shared this server is gone). */
+  removeSpec(name: string): void {
+    rmSync(path.join(this.#home, "share", "jupyter", "kernels", name), { recursive: true, force: true });
+  }
+
+  /** A folder of one run's own in the server's private folder (host kernels' connection files), made if need be. */
+  runFolder(name: string): string {
+    const dir = path.join(this.#home, "runs", name);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return dir;
   }
 
   async start(
@@ -133,7 +143,9 @@ export class JupyterServer {
     // every user of the host, and with the token /api/kernels runs code as the run's user.
     const token = randomBytes(24).toString("hex");
     const config = path.join(this.#home, "jupyter_server_config.py");
-    writeFileSync(config, `${CONFIG}c.IdentityProvider.token = ${JSON.stringify(token)}\n`, { mode: 0o600 });
+    writeFileSync(config, `${CONFIG()}\nc.IdentityProvider.token = ${JSON.stringify(token)}\n`, {
+      mode: 0o600,
+    });
     const deadline = Date.now() + timeoutMs;
     if (processes.confinedPlace.network === "off") {
       this.#settings = await this.#startOnSocket(processes, python, workdir, config, share, token, deadline);
@@ -259,7 +271,7 @@ export class JupyterServer {
  * In a confined place runbound's Python environment is read-only, so `%pip install` goes to a folder of the run's
  * own, first on the kernels' path (replacing what an earlier install put there): it lasts as long as the run.
  */
-function packagesOfTheRun(place: Place): NodeJS.ProcessEnv {
+export function packagesOfTheRun(place: Place): NodeJS.ProcessEnv {
   if (!place.scratch) return {};
   const site = path.join(place.scratch, "site-packages");
   mkdirSync(site, { recursive: true });

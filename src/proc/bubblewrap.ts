@@ -88,7 +88,13 @@ export function mountArgs(mounts: Mounts): string[] {
   }
   for (const dir of mounts.readable) args.push("--ro-bind-try", dir, dir);
   for (const dir of mounts.writable) args.push("--bind", dir, dir);
-  for (const dir of mounts.frozen) args.push("--ro-bind-try", dir, dir);
+  for (const dir of mounts.frozen) {
+    // A link (`.venv` → an environment elsewhere) cannot be frozen as itself: bubblewrap would mount onto where it
+    // points and fail when that is outside. What it points to is frozen if it is writable here, else already is.
+    const target = linkTarget(dir);
+    if (!target) args.push("--ro-bind-try", dir, dir);
+    else if (mounts.writable.some((w) => within(target, w))) args.push("--ro-bind", target, target);
+  }
   for (const dir of mounts.granted) args.push("--bind-try", dir, dir);
   return args;
 }

@@ -117,23 +117,8 @@ export class ProcessTracker {
     }
     this.#watch();
     const { passEnv, confined, writable, ...spawnOptions } = options;
-    const place = confined ? this.confinedPlace : HOST_PLACE;
-    const unavailable = place.unavailable?.();
-    if (unavailable) throw new Error(`could not start ${label}: ${unavailable}`);
-    const base = childEnvironment(options.env ?? process.env, this.#env, passEnv);
-    const cwd = typeof options.cwd === "string" ? options.cwd : undefined;
-    const planned = place.plan({
-      command,
-      args,
-      env: { ...base, [RUN_MARKER]: this.#token },
-      ...(cwd ? { cwd } : {}),
-      ...(writable ? { writable } : {}),
-    });
-    // If this Node process dies without disposing (SIGKILL), its children get SIGTERM from the kernel: setpriv arms
-    // the parent-death signal and then execs the command itself (same pid).
-    const [cmd, argv] = SETPRIV
-      ? [SETPRIV, ["--pdeathsig", "SIGTERM", "--", planned.command, ...planned.args]]
-      : [planned.command, [...planned.args]];
+    const planned = this.launch(label, command, args, options);
+    const [cmd, ...argv] = planned.argv as [string, ...string[]];
     const child = spawn(cmd, argv, {
       ...spawnOptions,
       env: planned.env,
@@ -158,6 +143,37 @@ export class ProcessTracker {
     const tracked: TrackedProcess = { pid, label, child, exited };
     this.#live.set(pid, tracked);
     return tracked;
+  }
+
+  /**
+   * What `spawn` would run, without running it: the command line (in the place it asks for, under a parent-death
+   * signal) and the environment (the run's policy and marker) — for a child another process starts on the run's
+   * behalf (a shared Jupyter server's kernel), which then is the run's as much as one it spawned.
+   */
+  launch(
+    label: string,
+    command: string,
+    args: readonly string[],
+    options: Pick<SpawnWith, "env" | "passEnv" | "confined" | "writable" | "cwd"> = {},
+  ): { argv: string[]; env: NodeJS.ProcessEnv; cwd: string | undefined } {
+    const place = options.confined ? this.confinedPlace : HOST_PLACE;
+    const unavailable = place.unavailable?.();
+    if (unavailable) throw new Error(`could not start ${label}: ${unavailable}`);
+    const base = childEnvironment(options.env ?? process.env, this.#env, options.passEnv);
+    const cwd = typeof options.cwd === "string" ? options.cwd : undefined;
+    const planned = place.plan({
+      command,
+      args,
+      env: { ...base, [RUN_MARKER]: this.#token },
+      ...(cwd ? { cwd } : {}),
+      ...(options.writable ? { writable: options.writable } : {}),
+    });
+    // If the parent dies without ending it (this Node process SIGKILLed), the child gets SIGTERM from the kernel:
+    // setpriv arms the parent-death signal and then execs the command itself (same pid).
+    const argv = SETPRIV
+      ? [SETPRIV, "--pdeathsig", "SIGTERM", "--", planned.command, ...planned.args]
+      : [planned.command, ...planned.args];
+    return { argv, env: planned.env ?? base, cwd: planned.cwd };
   }
 
   /** Starts the watchdog once, on the first spawn (Linux: it reads /proc). */

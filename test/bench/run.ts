@@ -9,6 +9,7 @@ import { benchDebug } from "./debug.js";
 import { benchEval } from "./eval.js";
 import { benchLsp } from "./lsp.js";
 import { benchPlaces } from "./places.js";
+import { benchScale } from "./scale.js";
 import { benchVibe } from "./vibe.js";
 
 const only = process.argv[2];
@@ -20,6 +21,8 @@ const results = [
   ...(!only || only === "eval" ? await benchEval() : []),
   ...(!only || only === "vibe" ? await benchVibe() : []),
   ...(!only || only === "places" ? await benchPlaces() : []),
+  // Many runs at once takes minutes and most of the machine: only when asked for.
+  ...(only === "scale" ? await benchScale() : []),
 ];
 console.log(
   `\n${"benchmark".padEnd(40)} ${"runbound".padStart(11)}  ${"baseline".padStart(11)}  ratio  (+ms)     baseline is`,

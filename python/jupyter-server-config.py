@@ -1,0 +1,81 @@
+# The configuration of runbound's Jupyter servers (jupyter_server_config.py; the token is appended per server).
+# - TCP_NODELAY on the kernel websocket: a cell's messages waited on Nagle's algorithm.
+# - No IOPub rate limit: it drops output; runbound bounds output itself.
+# - CurveZMQ keys for kernels whose kernelspec says they take them (runbound's ipykernel).
+# - A shared server's kernels: connection files in their run's own folder (RUNBOUND_KERNEL_DIR), which only that
+#   run's sandbox sees; an interrupt sent to the processes inside the sandbox (RUNBOUND_KERNEL_CONFINED), since
+#   bubblewrap does not pass signals on.
+from jupyter_server.services.kernels.websocket import KernelWebsocketHandler
+
+_open = KernelWebsocketHandler.open
+
+async def _open_nodelay(self, *args, **kwargs):
+    self.set_nodelay(True)
+    result = _open(self, *args, **kwargs)
+    if hasattr(result, "__await__"):
+        result = await result
+    return result
+
+KernelWebsocketHandler.open = _open_nodelay
+c.ZMQChannelsWebsocketConnection.limit_rate = False
+
+import zmq as _zmq
+if _zmq.has("curve"):
+    c.KernelManager.transport_encryption = "auto"
+
+import os as _os
+import signal as _signal
+from jupyter_client.multikernelmanager import MultiKernelManager as _Multi
+from jupyter_client.provisioning.local_provisioner import LocalProvisioner as _Local
+
+_pre_start = _Multi.pre_start_kernel
+
+def _pre_start_in_run_folder(self, kernel_name, kwargs):
+    km, name, kernel_id = _pre_start(self, kernel_name, kwargs)
+    folder = (km.kernel_spec.env or {}).get("RUNBOUND_KERNEL_DIR")
+    if folder:
+        km.connection_file = _os.path.join(folder, "kernel-%s.json" % kernel_id)
+    return km, name, kernel_id
+
+_Multi.pre_start_kernel = _pre_start_in_run_folder
+
+def _descendants(root):
+    children = {}
+    for entry in _os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+def _command_name(pid):
+    try:
+        with open("/proc/%d/comm" % pid) as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+_send_signal = _Local.send_signal
+
+async def _send_signal_into_sandbox(self, signum):
+    env = (getattr(self.kernel_spec, "env", None) or {})
+    if signum == _signal.SIGINT and env.get("RUNBOUND_KERNEL_CONFINED") and self.process:
+        for pid in _descendants(self.process.pid):
+            if _command_name(pid) != "bwrap":
+                try:
+                    _os.kill(pid, signum)
+                except OSError:
+                    pass
+        return
+    await _send_signal(self, signum)
+
+_Local.send_signal = _send_signal_into_sandbox

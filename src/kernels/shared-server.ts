@@ -1,0 +1,82 @@
+/**
+ * One Jupyter server per host process and Python environment, shared by every run whose kernels runbound starts
+ * on this host — on the host itself, or confined with the network on. A run's kernels get kernelspecs of its own
+ * (its interpreter, environment, working folder and sandbox) and connection files in a folder of its own, which
+ * only its sandbox sees; the server runs jupyter_server and nothing of any project. It starts with the first run
+ * that needs it and stops when the last run using it is gone; one that dies is started anew on the next lease.
+ */
+import type { ServerConnection } from "@jupyterlab/services";
+import { ProcessTracker } from "../proc/tracker.js";
+import { JupyterServer, sweepStaleFolders } from "./server.js";
+
+interface Shared {
+  readonly server: JupyterServer;
+  readonly ready: Promise<ServerConnection.ISettings>;
+  /** Each lease's exit listener; the server stops when none is left. */
+  readonly users: Map<symbol, () => void>;
+}
+
+/** The server's own processes: on the host, with the default environment policy (credentials dropped). */
+const hostProcesses = new ProcessTracker();
+const servers = new Map<string, Shared>();
+
+export interface SharedLease {
+  readonly server: JupyterServer;
+  readonly settings: ServerConnection.ISettings;
+  /** Ends this run's use; the last one stops the server. */
+  release(): Promise<void>;
+}
+
+/** A use of the shared server of `python`'s environment, started if need be; `onExit` is told if it dies. */
+export async function leaseSharedServer(
+  python: string,
+  startMs: number,
+  onExit: (server: JupyterServer) => void,
+): Promise<SharedLease> {
+  // A host killed before it could clean up left its server's folder: swept at every lease, not only at a start.
+  sweepStaleFolders();
+  let shared = servers.get(python);
+  if (!shared) {
+    const server = new JupyterServer();
+    // Kernels start in each run's own folder (the path given at their start, below "/").
+    const ready = server.start(python, "/", [], hostProcesses, startMs);
+    shared = { server, ready, users: new Map() };
+    const started = shared;
+    servers.set(python, started);
+    ready.then(
+      () =>
+        void server.exited?.then(() => {
+          if (servers.get(python) === started) servers.delete(python);
+          for (const listener of started.users.values()) listener();
+        }),
+      () => {
+        if (servers.get(python) === started) servers.delete(python);
+        void server.stop(hostProcesses).catch(() => undefined);
+      },
+    );
+  }
+  const use = Symbol("lease");
+  const current = shared;
+  current.users.set(use, () => onExit(current.server));
+  let settings: ServerConnection.ISettings;
+  try {
+    settings = await current.ready;
+  } catch (error) {
+    current.users.delete(use);
+    throw error;
+  }
+  return {
+    server: current.server,
+    settings,
+    release: async () => {
+      if (!current.users.delete(use) || current.users.size > 0) return;
+      if (servers.get(python) === current) servers.delete(python);
+      await current.server.stop(hostProcesses);
+    },
+  };
+}
+
+/** The pid of the shared server of `python`'s environment, when one runs (for `status`-like figures and tests). */
+export function sharedServerPid(python: string): number | undefined {
+  return servers.get(python)?.server.pid;
+}

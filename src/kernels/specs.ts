@@ -1,0 +1,81 @@
+/**
+ * The kernelspecs of one run's kernels. On a server of the run's own (in a container, or confined without a
+ * network) they are `runbound-python` and `runbound-javascript`, run by the server where it runs. On the shared
+ * server each run has its own names, and a spec carries everything that makes the kernel the run's: the command
+ * line through the run's place (its sandbox, limits and parent-death signal), the run's environment and marker, and
+ * the folder of its connection files.
+ */
+
+import type { ProcessTracker } from "../proc/tracker.js";
+import { denoBinary } from "../setup/npm.js";
+import type { KernelLanguage, Sandbox } from "./schema.js";
+import { type KernelSpecFile, packagesOfTheRun } from "./server.js";
+
+export interface SpecsOptions {
+  readonly workdir: string;
+  readonly processes: ProcessTracker;
+  readonly sandbox?: Sandbox;
+  /** The interpreter of runbound's own Python environment. */
+  readonly runboundPython: string;
+}
+
+export class KernelSpecs {
+  /** Set once the run's kernels are on the shared server: its names' prefix and its connection files' folder. */
+  #shared: { readonly prefix: string; readonly folder: string } | undefined;
+
+  constructor(readonly options: SpecsOptions) {}
+
+  /** The run's kernels go to the shared server, under `prefix`, with connection files in `folder`. */
+  share(prefix: string, folder: string): void {
+    this.#shared = { prefix, folder };
+  }
+
+  name(language: KernelLanguage): string {
+    return this.#shared ? `${this.#shared.prefix}-${language}` : `runbound-${language}`;
+  }
+
+  python(python: string): KernelSpecFile {
+    const args = ["-m", "ipykernel_launcher", "-f", "{connection_file}"];
+    const spec = this.#spec("python", "Python (runbound)", python, args);
+    // runbound's own ipykernel takes CurveZMQ keys; a project's may be too old to.
+    return python === this.options.runboundPython ? { ...spec, curve: true } : spec;
+  }
+
+  javascript(): KernelSpecFile {
+    // A missing Deno is said when a JavaScript kernel starts, not when Python needs a server.
+    const deno = denoBinary() ?? "deno";
+    return this.#spec("javascript", "JavaScript (Deno)", deno, [
+      "jupyter",
+      "--kernel",
+      "--conn",
+      "{connection_file}",
+    ]);
+  }
+
+  #spec(language: KernelLanguage, displayName: string, program: string, args: string[]): KernelSpecFile {
+    const { processes, workdir } = this.options;
+    const prefix = this.options.sandbox?.isUp() ? [...this.options.sandbox.commandPrefix()] : [];
+    const shared = this.#shared;
+    if (!shared) {
+      // The run's own server reads the spec where it runs: the program as that place sees it.
+      const argv = [...prefix, processes.confinedPlace.toPlace(program), ...args];
+      return { name: this.name(language), displayName, language, argv };
+    }
+    const place = processes.confinedPlace;
+    // In its sandbox's PID namespace a kernel's parent is pid 1, which ipykernel reads as "the server is gone" and
+    // exits; 1 as the parent's pid turns that watch off (the parent-death signal ends it with the server instead).
+    const unwatched = place.kind === "confined" ? ["/usr/bin/env", "JPY_PARENT_PID=1"] : [];
+    const [command, ...rest] = [...prefix, ...unwatched, program, ...args] as [string, ...string[]];
+    const launch = processes.launch(`${language} kernel`, command, rest, {
+      confined: true,
+      cwd: workdir,
+      writable: [shared.folder],
+    });
+    const env: Record<string, string> = {};
+    for (const [key, value] of Object.entries({ ...launch.env, ...packagesOfTheRun(place) }))
+      if (value !== undefined) env[key] = value;
+    env.RUNBOUND_KERNEL_DIR = shared.folder;
+    if (place.kind === "confined") env.RUNBOUND_KERNEL_CONFINED = "1";
+    return { name: this.name(language), displayName, language, argv: launch.argv, env };
+  }
+}
