@@ -27,8 +27,7 @@ export function checkCell(args: Pick<EvalArgs, "code" | "description">): void {
 export function evalAnswer(result: CellOutcome, language: string, maxCellSeconds: number): EvalAnswer {
   const lines: string[] = [];
   if (result.notice) lines.push(`(${result.notice})`);
-  if (result.lostBefore)
-    lines.push(`(a fresh kernel: ${result.lostBefore} since the last cell, so earlier state is lost)`);
+  if (result.lostBefore) lines.push(`(a fresh kernel: ${result.lostBefore}, so earlier state is lost)`);
   else if (result.restarted) lines.push("(a fresh kernel: earlier state was discarded)");
   if (result.droppedBytes) lines.push(`(${result.droppedBytes} earlier bytes of output dropped)`);
   if (result.text) lines.push(result.text.replace(/\n+$/, ""));

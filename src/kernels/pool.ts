@@ -13,6 +13,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import WebSocket from "ws";
 import { errorMessage, ToolError } from "../errors.js";
 import { packageRoot } from "../home.js";
+import { IdleCheck, idleSecondsOf } from "../idle.js";
 import { type RunLogger, stderrLogger } from "../log.js";
 import { childEnvironment } from "../proc/environment.js";
 import type { ProcessTracker } from "../proc/tracker.js";
@@ -35,6 +36,11 @@ export interface KernelOptions {
   readonly idleSeconds?: number;
   /** A cell running this long is interrupted, output or not (a loop that prints forever). Default 1800. */
   readonly maxCellSeconds?: number;
+  /**
+   * A kernel without a cell for this long is shut down and its state dropped; the next cell's answer says so.
+   * Default never (0 / false): a kernel's state is the user's.
+   */
+  readonly stopIdleSeconds?: number | false;
   /** A cell still running this long after an interrupt loses its kernel (shut down; state lost). Default 10. */
   readonly interruptGraceSeconds?: number;
   readonly startTimeoutSeconds?: number;
@@ -100,6 +106,10 @@ export class KernelPool {
   /** Said by the next cell of a kernel just started (where it runs, when that is not what the project has). */
   readonly #notices = new Map<KernelLanguage, string>();
   #disposing = false;
+  /** When each language's last cell ended (performance.now()), and the languages with a cell running. */
+  readonly #lastCell = new Map<KernelLanguage, number>();
+  readonly #running = new Set<KernelLanguage>();
+  readonly #idleCheck: IdleCheck;
 
   constructor(
     workdir: string,
@@ -115,6 +125,8 @@ export class KernelPool {
     this.#idleMs = (options.idleSeconds ?? 300) * 1000;
     this.#startMs = (options.startTimeoutSeconds ?? 60) * 1000;
     this.#options = options;
+    const stopIdleMs = idleSecondsOf(options.stopIdleSeconds, "kernels.stopIdleSeconds", 0) * 1000;
+    this.#idleCheck = new IdleCheck(stopIdleMs, () => void this.#stopIdle(stopIdleMs));
     this.#specs = new KernelSpecs({
       workdir,
       processes,
@@ -136,7 +148,24 @@ export class KernelPool {
     bridge: Bridge,
     signal: AbortSignal,
   ): Promise<CellOutcome> {
-    return withRunLogger(this.#logger, () => this.#run(code, language, reset, bridge, signal));
+    this.#running.add(language);
+    return withRunLogger(this.#logger, () => this.#run(code, language, reset, bridge, signal)).finally(() => {
+      this.#running.delete(language);
+      this.#lastCell.set(language, performance.now());
+    });
+  }
+
+  /** Shuts down the kernels without a cell for `idleMs` (kernels.stopIdleSeconds); the next cell says so. */
+  async #stopIdle(idleMs: number): Promise<void> {
+    for (const language of [...this.#kernels.keys()]) {
+      if (this.#disposing || this.#running.has(language)) continue;
+      if (performance.now() - (this.#lastCell.get(language) ?? 0) < idleMs) continue;
+      this.#lostBetweenCells.set(
+        language,
+        `the last one was shut down after ${idleMs / 1000} s without a cell (kernels.stopIdleSeconds)`,
+      );
+      await this.#shutdown(language);
+    }
   }
 
   async #run(
@@ -188,7 +217,7 @@ export class KernelPool {
     const why = "the Jupyter server exited";
     this.#logger({ level: "warn", source: "eval", message: `${why}; kernels' state is lost` });
     for (const [language, kernel] of this.#kernels) {
-      this.#lostBetweenCells.set(language, why);
+      this.#lostBetweenCells.set(language, `${why} since the last cell`);
       // Stop the library's reconnect attempts against the dead server.
       void kernel.then((k) => k.dispose()).catch(() => undefined);
     }
@@ -211,6 +240,7 @@ export class KernelPool {
 
   async #dispose(): Promise<void> {
     this.#disposing = true;
+    this.#idleCheck.dispose();
     for (const language of [...this.#kernels.keys()]) await this.#shutdown(language);
     const manager = await this.#manager?.catch(() => undefined);
     manager?.dispose();

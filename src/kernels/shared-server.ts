@@ -11,13 +11,13 @@ import { JupyterServer, sweepStaleFolders } from "./server.js";
 
 interface Shared {
   readonly server: JupyterServer;
+  /** Its own processes, on the host, with the default environment policy (credentials dropped). */
+  readonly processes: ProcessTracker;
   readonly ready: Promise<ServerConnection.ISettings>;
   /** Each lease's exit listener; the server stops when none is left. */
   readonly users: Map<symbol, () => void>;
 }
 
-/** The server's own processes: on the host, with the default environment policy (credentials dropped). */
-const hostProcesses = new ProcessTracker();
 const servers = new Map<string, Shared>();
 
 export interface SharedLease {
@@ -38,9 +38,10 @@ export async function leaseSharedServer(
   let shared = servers.get(python);
   if (!shared) {
     const server = new JupyterServer();
+    const processes = new ProcessTracker();
     // Kernels start in each run's own folder (the path given at their start, below "/").
-    const ready = server.start(python, "/", [], hostProcesses, startMs);
-    shared = { server, ready, users: new Map() };
+    const ready = server.start(python, "/", [], processes, startMs);
+    shared = { server, processes, ready, users: new Map() };
     const started = shared;
     servers.set(python, started);
     ready.then(
@@ -51,7 +52,7 @@ export async function leaseSharedServer(
         }),
       () => {
         if (servers.get(python) === started) servers.delete(python);
-        void server.stop(hostProcesses).catch(() => undefined);
+        void stop(started);
       },
     );
   }
@@ -71,9 +72,15 @@ export async function leaseSharedServer(
     release: async () => {
       if (!current.users.delete(use) || current.users.size > 0) return;
       if (servers.get(python) === current) servers.delete(python);
-      await current.server.stop(hostProcesses);
+      await stop(current);
     },
   };
+}
+
+/** The server, its folder and its tracker's watchdog: nothing of it is left. */
+async function stop(shared: Shared): Promise<void> {
+  await shared.server.stop(shared.processes).catch(() => undefined);
+  await shared.processes.killAll();
 }
 
 /** The pid of the shared server of `python`'s environment, when one runs (for `status`-like figures and tests). */

@@ -1,7 +1,6 @@
 /** One language server of a run — a (server id, root) pair, across its restarts — and how `status` reports it. */
 import type { ServerSpec } from "./catalog.js";
 import type { LspClient, ServerState } from "./client.js";
-import { idleNote } from "./idle.js";
 
 export interface Handle {
   /** As it runs at the trust of its last start. */
@@ -55,4 +54,11 @@ export function statusOf(handle: Handle, root: string, idleMs: number): ServerSt
     ...(client.lastError && !handle.idle.stopped ? { lastError: client.lastError } : {}),
     ...(handle.idle.stops ? { idle: idleNote({ seconds: idleMs / 1000, ...handle.idle }) } : {}),
   };
+}
+
+/** How a language server's idleness reads in `lsp status`. */
+export function idleNote(idle: { seconds: number; stops: number; stopped: boolean }): string {
+  const after = `after ${idle.seconds} s idle`;
+  if (idle.stopped) return `stopped ${after} (starts on next use)`;
+  return `started again ${after}${idle.stops > 1 ? ` (${idle.stops} times)` : ""}`;
 }

@@ -8,6 +8,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ToolError } from "../errors.js";
 import { rootAbove, rootsIn } from "../files/roots.js";
+import { IdleCheck, idleSecondsOf } from "../idle.js";
 import { type Resolved, resolveBinary } from "../proc/binaries.js";
 import type { Place } from "../proc/place.js";
 import type { ProcessTracker } from "../proc/tracker.js";
@@ -15,7 +16,6 @@ import { tsgoBinary, tsserverPath } from "../setup/npm.js";
 import { catalog, languageOf, type ServerSpec, type TypeScriptServer } from "./catalog.js";
 import { LspClient } from "./client.js";
 import { type Handle, type ServerStatus, statusOf, type UnavailableServer } from "./handle.js";
-import { IdleCheck, idleSecondsOf } from "./idle.js";
 import { projectCodeAt, untrustedNotes, withoutProjectCode } from "./project-code.js";
 import { WorkspaceTrust } from "./trust.js";
 

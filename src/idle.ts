@@ -1,16 +1,15 @@
 /**
- * Language servers that have not been asked anything for a while are stopped: a run that sits idle in a harness
- * otherwise holds every server's memory (pyright ~130 MB, tsgo ~45 MB) for as long as the conversation lives. The
- * next call starts the server again and the supervisor reopens the run's documents; the diagnostics journal is the
- * run's, not the server's, so what the agent was told survives.
+ * Stopping what a run has not used for a while: a run that sits idle in a harness otherwise holds its language
+ * servers' memory (pyright ~130 MB, tsgo ~45 MB) and, when the harness asks for it, its kernels', for as long as the
+ * conversation lives. The next call starts them again.
  */
 
 /** Ten minutes: long enough that an agent's pause to think or run tests does not cost a cold start. */
 export const DEFAULT_IDLE_SECONDS = 600;
 
-/** The idle seconds asked for, checked: a positive number, or 0 / false for never. */
-export function idleSecondsOf(value: unknown, option: string): number {
-  if (value === undefined) return DEFAULT_IDLE_SECONDS;
+/** The idle seconds asked for, checked: a positive number, or 0 / false for never; `fallback` when not given. */
+export function idleSecondsOf(value: unknown, option: string, fallback = DEFAULT_IDLE_SECONDS): number {
+  if (value === undefined) return fallback;
   if (value === false || value === 0) return 0;
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
     throw new Error(
@@ -34,11 +33,4 @@ export class IdleCheck {
   dispose(): void {
     clearInterval(this.#timer);
   }
-}
-
-/** How a server's idleness reads in `status`. */
-export function idleNote(idle: { seconds: number; stops: number; stopped: boolean }): string {
-  const after = `after ${idle.seconds} s idle`;
-  if (idle.stopped) return `stopped ${after} (starts on next use)`;
-  return `started again ${after}${idle.stops > 1 ? ` (${idle.stops} times)` : ""}`;
 }
