@@ -10,6 +10,7 @@ export type { AstOptions } from "./ast/engine.js";
 export type { AdapterConfig } from "./dap/custom-adapters.js";
 export type { DebugOptions } from "./dap/supervisor.js";
 export { ToolError } from "./errors.js";
+export { type HostLimits, hostUsage, setHostLimits } from "./host-limits.js";
 export type { KernelOptions, Sandbox } from "./kernels/pool.js";
 export { type LogEntry, type LogLevel, type RunLogger, stderrLogger } from "./log.js";
 export type { ConfineMode, ConfinePolicy } from "./proc/confined.js";

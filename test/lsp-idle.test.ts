@@ -46,7 +46,7 @@ describe("idle language servers", () => {
 
     expect(textOf(await definition())).toBe(first);
     const again = textOf(await call(client, "lsp", { action: "status" }));
-    expect(again).toMatch(/tsgo @ \.: ready, pid \d+, started again after 1 s idle, /);
+    expect(again).toMatch(/tsgo @ \.: ready, pid \d+, started again \(stopped after 1 s idle\), /);
     expect(Number(/pid (\d+)/.exec(again)![1])).not.toBe(pid);
 
     // The agent was told of this error before the server stopped: the same error is not news now.

@@ -13,6 +13,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import WebSocket from "ws";
 import { errorMessage, ToolError } from "../errors.js";
 import { packageRoot } from "../home.js";
+import { takeSlot } from "../host-limits.js";
 import { IdleCheck, idleSecondsOf } from "../idle.js";
 import { type RunLogger, stderrLogger } from "../log.js";
 import { childEnvironment } from "../proc/environment.js";
@@ -270,6 +271,15 @@ export class KernelPool {
     const manager = await this.#managerReady();
     const external = this.#options.server;
     const name = external ? (language === "python" ? "python3" : "deno") : this.#specs.name(language);
+    // A harness's server holds its kernels elsewhere: the host's cap counts the kernels runbound starts.
+    const current = this.#kernels.get(language);
+    if (!external)
+      takeSlot(
+        "kernels",
+        this.#workdir,
+        `${language} kernel`,
+        () => current !== undefined && this.#kernels.get(language) === current,
+      );
     if (!external) this.#chooseInterpreter(language);
     let kernel: Kernel.IKernelConnection;
     try {

@@ -8,6 +8,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ToolError } from "../errors.js";
 import { rootAbove, rootsIn } from "../files/roots.js";
+import { checkedCap, takeSlot } from "../host-limits.js";
 import { IdleCheck, idleSecondsOf } from "../idle.js";
 import { type Resolved, resolveBinary } from "../proc/binaries.js";
 import type { Place } from "../proc/place.js";
@@ -15,7 +16,14 @@ import type { ProcessTracker } from "../proc/tracker.js";
 import { tsgoBinary, tsserverPath } from "../setup/npm.js";
 import { catalog, languageOf, type ServerSpec, type TypeScriptServer } from "./catalog.js";
 import { LspClient } from "./client.js";
-import { type Handle, type ServerStatus, statusOf, type UnavailableServer } from "./handle.js";
+import {
+  availability,
+  type Handle,
+  type ServerStatus,
+  statusOf,
+  toMakeRoom,
+  type UnavailableServer,
+} from "./handle.js";
 import { projectCodeAt, untrustedNotes, withoutProjectCode } from "./project-code.js";
 import { WorkspaceTrust } from "./trust.js";
 
@@ -38,6 +46,12 @@ export interface LspOptions {
    * (documents reopened, the diagnostics journal kept). Default 600; 0 or false: never.
    */
   readonly idleSeconds?: number | false;
+  /**
+   * Language servers of this run running at once. A start beyond it stops the one least recently used (none with
+   * a request in flight), which starts again when next needed; when every one is busy, the start is refused.
+   * Default: no cap.
+   */
+  readonly maxServers?: number;
 }
 
 const MAX_TIMEOUTS = 3;
@@ -54,6 +68,7 @@ export class LspSupervisor {
   readonly #processes: ProcessTracker;
   readonly #handles = new Map<string, Handle>();
   readonly #idleMs: number;
+  readonly #maxServers: number | undefined;
   readonly #idleCheck: IdleCheck;
   #disposed = false;
   /** Called after each server start (the resource starts watching the workdir then). */
@@ -83,6 +98,12 @@ export class LspSupervisor {
     this.#specs = specs;
     this.timeouts = { startMs: 30_000, requestMs: 15_000, diagnosticsMs: 10_000, ...options.timeouts };
     this.#idleMs = idleSecondsOf(options.idleSeconds, "lsp.idleSeconds") * 1000;
+    const cap = options.maxServers;
+    if (cap !== undefined && !(Number.isInteger(cap) && cap > 0))
+      throw new Error(
+        `lsp.maxServers must be a whole number > 0, got ${JSON.stringify(cap)}; leave it out for no cap`,
+      );
+    this.#maxServers = cap;
     this.#idleCheck = new IdleCheck(this.#idleMs, () => void this.#stopIdle());
   }
 
@@ -209,7 +230,14 @@ export class LspSupervisor {
     // Trusted, a server that is the project's own or runs its build scripts runs the project's code.
     const runsProjectCode =
       this.trusted && (resolved.from === "project" || handle.spec.untrusted !== undefined);
+    if (!previous || previous.state === "stopped") await this.#makeRoom(handle);
     const client = new LspClient(handle.spec, handle.root, resolved, runsProjectCode);
+    takeSlot(
+      "languageServers",
+      this.workdir,
+      `${handle.spec.id} @ ${this.#rel(handle.root)}`,
+      () => handle.client === client && client.state !== "stopped" && client.state !== "crashed",
+    );
     handle.client = client;
     handle.idle.stopped = false;
     handle.startedAt = Date.now();
@@ -276,6 +304,27 @@ export class LspSupervisor {
     return this.runningClients();
   }
 
+  /** Under the run's cap (lsp.maxServers), stops the least recently used other server, or refuses when all are busy. */
+  async #makeRoom(starting: Handle): Promise<void> {
+    const cap = this.#maxServers;
+    const evicted =
+      cap === undefined ? undefined : toMakeRoom(this.#handles.values(), starting, cap, (d) => this.#rel(d));
+    if (evicted) await this.#park(evicted, `to make room (lsp.maxServers ${cap})`);
+  }
+
+  /** Stops a server that starts again on next use, saying why in status. */
+  async #park(handle: Handle, why: string): Promise<void> {
+    const client = handle.client;
+    if (!client) return;
+    await client.stop(1000);
+    if (client.pid !== undefined) await this.#processes.kill(client.pid, 1000);
+    // A call may have started it again meanwhile.
+    if (handle.client !== client) return;
+    handle.idle.stops++;
+    handle.idle.stopped = true;
+    handle.idle.why = why;
+  }
+
   /** Stops every server idle for the run's idle time: no request in flight, none begun or ended, no call. */
   async #stopIdle(): Promise<void> {
     const now = performance.now();
@@ -284,12 +333,7 @@ export class LspSupervisor {
       if (!client || handle.starting || client.inFlight > 0) continue;
       if (client.state !== "ready" && client.state !== "indexing") continue;
       if (now - Math.max(handle.usedAt, client.lastUsed) < this.#idleMs) continue;
-      await client.stop(1000);
-      if (client.pid !== undefined) await this.#processes.kill(client.pid, 1000);
-      // A call may have started it again meanwhile.
-      if (handle.client !== client) continue;
-      handle.idle.stops++;
-      handle.idle.stopped = true;
+      await this.#park(handle, `after ${this.#idleMs / 1000} s idle`);
     }
   }
 
@@ -345,27 +389,14 @@ export class LspSupervisor {
     const running = [...this.#handles.values()]
       .filter((h) => h.client)
       .map((h) => statusOf(h, this.#rel(h.root), this.#idleMs));
-    const unavailable: UnavailableServer[] = [];
-    const available: { id: string; roots: string[] }[] = [];
-    for (const spec of this.specs) {
-      const { roots, resolved } = this.locate(spec);
-      if (roots.length === 0) {
-        unavailable.push({
-          id: spec.id,
-          reason: `no root marker (${spec.rootMarkers.join(", ")}) in the workdir`,
-        });
-        continue;
-      }
-      if (!resolved) {
-        unavailable.push({
-          id: spec.id,
-          reason: `binary missing (${spec.candidates.map((c) => c.name).join(" or ")}); fix: ${spec.install}`,
-        });
-        continue;
-      }
-      available.push({ id: spec.id, roots: roots.map((r) => this.#rel(r)) });
-    }
-    return { running, unavailable, available };
+    return {
+      running,
+      ...availability(
+        this.specs,
+        (spec) => this.locate(spec),
+        (dir) => this.#rel(dir),
+      ),
+    };
   }
 
   async dispose(): Promise<void> {

@@ -3,8 +3,10 @@
  * harness mapped to that tier. Ids are w1, w2, …; a concurrency limit applies; every wait has a hard deadline; a
  * worker is stopped with its whole process tree; workers end with the run.
  */
+
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolError } from "../errors.js";
+import { takeSlot } from "../host-limits.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { SURFACES, type Surface } from "../surfaces.js";
 
@@ -103,6 +105,13 @@ export class VibePool {
         `${running.length} workers are running, the limit of this run (${running.map((w) => `${w.id} "${w.label}"`).join(", ")}). Wait for one (vibe_wait) or stop one (vibe_kill), then spawn.`,
       );
     }
+    let spawned: Worker | undefined;
+    const slot = takeSlot(
+      "workers",
+      this.#workdir,
+      `w${this.#next} "${label}"`,
+      () => spawned?.status === "running",
+    );
     const worker: Worker = {
       id: `w${this.#next++}`,
       label,
@@ -117,9 +126,11 @@ export class VibePool {
       attempt: undefined,
       settled: Promise.resolve(),
     };
+    spawned = worker;
     this.#workers.set(worker.id, worker);
     this.#start(worker);
     if (worker.status === "failed") {
+      slot.release();
       // A worker that never started is not listed.
       this.#workers.delete(worker.id);
       this.#next--;
