@@ -3,13 +3,9 @@
  * (`lsp.maxServers`): a start over a cap is refused with what runs, whose, and what frees a place; a run's cap on
  * language servers stops the least recently used one instead, which starts again when next needed.
  */
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { commandBackend, createRun, hostUsage, setHostLimits } from "../src/index.js";
-import type { ServerSpec } from "../src/lsp/catalog.js";
-import { call, textOf, track, workdirWith, workspaceCopy } from "./helpers.js";
-
-const FAKE = path.resolve(import.meta.dirname, "fixtures/fake-lsp.mjs");
+import { call, fakeServer, textOf, track, workdirWith, workspaceCopy } from "./helpers.js";
 
 const label = "a cell for the caps tests";
 
@@ -125,14 +121,7 @@ describe("a run's cap on its language servers (lsp.maxServers)", () => {
       "tsconfig.json": "{}\n",
       "b.ts": "export const b = 1;\nexport const c = b;\n",
     });
-    const fake: ServerSpec = {
-      id: "fake",
-      name: "Fake",
-      languages: { ".fake": "fake" },
-      rootMarkers: ["fake.toml"],
-      candidates: [{ name: "fake-lsp", args: [FAKE, "--mode=hang"], embedded: () => process.execPath }],
-      install: "it is a test fixture",
-    };
+    const fake = fakeServer("hang");
     const run = track(
       await createRun({
         workdir,

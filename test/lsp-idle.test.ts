@@ -2,14 +2,10 @@
  * Idle language servers stop and start again on the next call (`lsp: { idleSeconds }`): a real tsgo, and the
  * scripted server for a request that is still in flight when the idle time passes.
  */
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createRun } from "../src/index.js";
-import type { ServerSpec } from "../src/lsp/catalog.js";
 import { isAlive } from "../src/proc/tree.js";
-import { call, textOf, track, workdirWith } from "./helpers.js";
-
-const FAKE = path.resolve(import.meta.dirname, "fixtures/fake-lsp.mjs");
+import { call, fakeServer, textOf, track, workdirWith } from "./helpers.js";
 
 async function statusUntil(client: Parameters<typeof call>[0], pattern: RegExp): Promise<string> {
   let text = "";
@@ -59,14 +55,7 @@ describe("idle language servers", () => {
 
   it("a request in flight when the idle time passes is not cut off: the server is stopped only after it ends", async () => {
     const workdir = await workdirWith({ "fake.toml": "", "a.fake": "one\ntwo\n" });
-    const fake: ServerSpec = {
-      id: "fake",
-      name: "Fake",
-      languages: { ".fake": "fake" },
-      rootMarkers: ["fake.toml"],
-      candidates: [{ name: "fake-lsp", args: [FAKE, "--mode=hang"], embedded: () => process.execPath }],
-      install: "it is a test fixture",
-    };
+    const fake = fakeServer("hang");
     const run = track(
       await createRun({
         workdir,
