@@ -160,27 +160,31 @@ export async function benchScale(): Promise<BenchRow[]> {
     // nothing within the request deadline.
     const start = performance.now();
     const lives = await Promise.all(Array.from({ length: n }, () => startRun()));
-    await inWaves(lives, WARM_AT_ONCE, sequence);
-    const warm = performance.now() - start;
-    const used = await footprint();
-    const times = (await Promise.all(lives.map(sequence))).flat();
-    console.log(
-      `scale ${n} runs: warm-up ${(warm / 1000).toFixed(1)} s (${WARM_AT_ONCE} at a time); ${used.mb.toFixed(0)} MB in ${used.processes} processes, ${((used.mb - idle.mb) / n).toFixed(0)} MB a warm run`,
-    );
-    printKinds(used.byKind, n);
-    rows.push({
-      name: `scale ${n} runs: call p50`,
-      ours: percentile(times, 0.5),
-      base: percentile(aloneTimes, 0.5),
-      baseline: "the same calls, one run alone",
-    });
-    rows.push({
-      name: `scale ${n} runs: call p99`,
-      ours: percentile(times, 0.99),
-      base: percentile(aloneTimes, 0.99),
-      baseline: "the same calls, one run alone",
-    });
-    await Promise.all(lives.map(stopRun));
+    // A failed call must not leave 30 runs' servers and copies behind.
+    try {
+      await inWaves(lives, WARM_AT_ONCE, sequence);
+      const warm = performance.now() - start;
+      const used = await footprint();
+      const times = (await Promise.all(lives.map(sequence))).flat();
+      console.log(
+        `scale ${n} runs: warm-up ${(warm / 1000).toFixed(1)} s (${WARM_AT_ONCE} at a time); ${used.mb.toFixed(0)} MB in ${used.processes} processes, ${((used.mb - idle.mb) / n).toFixed(0)} MB a warm run`,
+      );
+      printKinds(used.byKind, n);
+      rows.push({
+        name: `scale ${n} runs: call p50`,
+        ours: percentile(times, 0.5),
+        base: percentile(aloneTimes, 0.5),
+        baseline: "the same calls, one run alone",
+      });
+      rows.push({
+        name: `scale ${n} runs: call p99`,
+        ours: percentile(times, 0.99),
+        base: percentile(aloneTimes, 0.99),
+        baseline: "the same calls, one run alone",
+      });
+    } finally {
+      await Promise.all(lives.map(stopRun));
+    }
     const after = await footprint();
     console.log(
       `scale ${n} runs: after dispose ${after.processes - idle.processes} processes more than at rest, ${after.mb.toFixed(0)} MB`,
