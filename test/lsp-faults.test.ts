@@ -8,9 +8,7 @@ import { describe, expect, it } from "vitest";
 import { createRun } from "../src/index.js";
 import type { ServerSpec } from "../src/lsp/catalog.js";
 import { isAlive } from "../src/proc/tree.js";
-import { call, textOf, track, workdirWith } from "./helpers.js";
-
-const FAKE = path.resolve(import.meta.dirname, "fixtures/fake-lsp.mjs");
+import { call, fakeServer, textOf, track, workdirWith } from "./helpers.js";
 
 async function fakeRun(
   mode: string,
@@ -19,17 +17,7 @@ async function fakeRun(
 ) {
   const workdir = await workdirWith({ "fake.toml": "", "a.fake": "one\ntwo\n" });
   const log = path.join(workdir, "server.log");
-  const fake: ServerSpec = {
-    id: "fake",
-    name: "Fake",
-    languages: { ".fake": "fake" },
-    rootMarkers: ["fake.toml"],
-    candidates: [
-      { name: "fake-lsp", args: [FAKE, `--log=${log}`, `--mode=${mode}`], embedded: () => process.execPath },
-    ],
-    install: "it is a test fixture",
-    ...extra,
-  };
+  const fake: ServerSpec = { ...fakeServer(mode, [`--log=${log}`]), ...extra };
   const run = track(await createRun({ workdir, approver: "always", lsp: { servers: [fake], timeouts } }));
   const client = await run.link({ surface: "full" });
   const received = async () =>

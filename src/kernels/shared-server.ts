@@ -82,8 +82,3 @@ async function stop(shared: Shared): Promise<void> {
   await shared.server.stop(shared.processes).catch(() => undefined);
   await shared.processes.killAll();
 }
-
-/** The pid of the shared server of `python`'s environment, when one runs (for `status`-like figures and tests). */
-export function sharedServerPid(python: string): number | undefined {
-  return servers.get(python)?.server.pid;
-}

@@ -230,7 +230,7 @@ export class LspSupervisor {
     // Trusted, a server that is the project's own or runs its build scripts runs the project's code.
     const runsProjectCode =
       this.trusted && (resolved.from === "project" || handle.spec.untrusted !== undefined);
-    if (!previous || previous.state === "stopped") await this.#makeRoom(handle);
+    await this.#makeRoom(handle);
     const client = new LspClient(handle.spec, handle.root, resolved, runsProjectCode);
     takeSlot(
       "languageServers",
