@@ -3,7 +3,7 @@
  * while one runs is refused with the running session's description; breakpoints may be set before launch; at
  * expiry the session is terminated and the next call says so.
  */
-import { existsSync, realpathSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { ToolError } from "../errors.js";
@@ -16,8 +16,7 @@ import { ADAPTERS, type AdapterSpec, adapterForProgram, type ResolvedAdapter } f
 import { type AttachPlan, failFastOnInjection, InjectionFailed, pidTarget, portTarget } from "./attach.js";
 import { BreakpointBook, type LineBreakpoint } from "./breakpoints.js";
 import { type AdapterConfig, customAdapters } from "./custom-adapters.js";
-import { classify, type DebugServer, whoListens } from "./listeners.js";
-import { type AttachTarget, DebugSession, type SessionTimeouts, type StopReport } from "./session.js";
+import { DebugSession, type SessionTimeouts, type StopReport } from "./session.js";
 
 /** How to build each compiled language's source with debug information, to say so when a source file is launched. */
 const BUILD_FIRST: Record<string, (source: string, out: string) => string> = {
