@@ -96,6 +96,24 @@ describe("ast_grep semantics per language: $X one node, $$$X a sequence, $_ bind
   }
 });
 
+describe("the answer's rows", () => {
+  it("matches sit under their file; captures are listed only for a match whose code the row does not show whole", async () => {
+    const { grep } = await astClient({
+      "a.py": "send(1, 2)\nsend(\n    'x',\n    'y',\n)\n",
+      "b.py": "send(3, 4)\n",
+    });
+    const text = textOf(await grep({ pattern: "send($A, $B)", language: "python" }));
+    expect(text.split("\n").slice(1)).toEqual([
+      "a.py",
+      "  1  send(1, 2)",
+      "  2  send( ⏎ 'x', ⏎ 'y', ⏎ … (1 more line)",
+      "      $A = 'x'; $B = 'y'",
+      "b.py",
+      "  1  send(3, 4)",
+    ]);
+  });
+});
+
 describe("data files", () => {
   it("YAML: metavariables in value position capture scalars, flow collections and list items", async () => {
     const { grep } = await astClient({
@@ -135,7 +153,7 @@ describe("the scaffold ladder", () => {
     });
     const print = await grep({ pattern: "print($$$A)", path: "a.dart" });
     expect(textOf(print)).toMatch(
-      /^1 match in 1 file \(searched 1 dart file under a\.dart; the pattern parsed as a statement \(expression_statement\)\):\na\.dart:2 {2}print\('x'\);/,
+      /^1 match in 1 file \(searched 1 dart file under a\.dart; the pattern parsed as a statement \(expression_statement\)\):\na\.dart\n {2}2 {2}print\('x'\);$/,
     );
     const guard = await grep({ pattern: "if ($X != null) $X.dispose()", path: "a.dart" });
     expect(matchesOf(guard).map((m) => m.line)).toEqual([3]);
@@ -332,7 +350,9 @@ describe("ast_edit and resolve", () => {
     expect(textOf(staged)).toMatch(
       /^\(proposed\) 3 replacements in 2 files — nothing is written yet; call resolve with edit_id "edit_1" and action "accept" \(or "discard"\)\./,
     );
-    expect(textOf(staged)).toContain("a.go:4\n  - dispose(x)\n  + x.Dispose()");
+    expect(textOf(staged)).toContain(
+      "\na.go\n  4  - dispose(x)\n     + x.Dispose()\n  5  - dispose(y.z)\n     + y.z.Dispose()\nb.go\n  4  - dispose(q)\n",
+    );
     expect(await treeOf(workdir)).toEqual(files);
     const accepted = await resolve("edit_1");
     expect(textOf(accepted)).toBe(

@@ -37,7 +37,7 @@ describe("npm start: the tour", () => {
     expect(transcript).toContain("The person skipped this question.");
     expect(transcript).toContain("this run has no approver and no question port");
     expect(transcript).toMatch(
-      /definition for `add` at ts\/src\/main\.ts:4 \(column 7\):\n {6}ts\/src\/stock\.ts:11/,
+      /› lsp \{"action":"definition","file":"ts\/src\/main\.ts","line":4,"symbol":"stock\.add"\}\n {2}✓\n {4}ts\/src\/stock\.ts:11 {2}add\(item: Item, count = 1\): void \{$/m,
     );
     expect(transcript).toContain("go/stock.go:38 error: undefined: totl");
     expect(transcript).toContain("1 earlier diagnostic resolved.");

@@ -248,6 +248,24 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
     }
   });
 
+  it("a stop on a very long line shows it clipped to a snippet, not the whole line", async () => {
+    const long = `total = ${Array.from({ length: 200 }, (_, i) => i).join(" + ")}`;
+    const workdir = await workdirWith({
+      "pyproject.toml": '[project]\nname = "long"\n',
+      "long.py": `x = 1\n${long}\nprint(total)\n`,
+    });
+    const run = track(await createRun({ workdir, conversationId: "long", approver: "always", lsp: false }));
+    const client = await run.link({ surface: "full" });
+    await call(client, "debug", { operation: "breakpoints", file: "long.py", lines: [2] });
+    const stop = await call(client, "debug", { operation: "launch", program: "long.py" });
+    expect(stop.isError, textOf(stop)).toBeFalsy();
+    const source = (stop.structuredContent as { location?: { line: number; source: string } }).location;
+    expect(source?.line).toBe(2);
+    expect(source?.source).toBe(`${long.slice(0, 100)}…`);
+    expect(textOf(stop)).toContain(`\n  2  ${long.slice(0, 100)}…\n`);
+    await call(client, "debug", { operation: "terminate" });
+  });
+
   it("an adapter that dies mid-session is reported, and a new launch works", async () => {
     const copy = await workspaceCopy();
     const run = track(

@@ -29,7 +29,7 @@ describe("lsp actions over the sample workspace", () => {
     const SECOND = 1_700_000_000;
     await utimes(file, SECOND, SECOND);
     await new Promise((r) => setTimeout(r, 200));
-    expect(textOf(await lsp(args))).toMatch(/^definition for `add` at ts\/src\/main\.ts:4/);
+    expect(textOf(await lsp(args))).toMatch(/^ts\/src\/stock\.ts:11 {2}add\(/);
     const original = await readFile(file, "utf8");
     const lines = original.split("\n");
     [lines[3], lines[4]] = [lines[4]!, lines[3]!];
@@ -48,9 +48,7 @@ describe("lsp actions over the sample workspace", () => {
 
   it("type_definition: from a variable to its class", async () => {
     const result = await lsp({ action: "type_definition", file: "ts/src/main.ts", line: 3, symbol: "stock" });
-    expect(textOf(result)).toMatch(
-      /^type definition for `stock` at ts\/src\/main\.ts:3 \(column 7\):\n {2}ts\/src\/stock\.ts:7 {2}export class Stock \{/,
-    );
+    expect(textOf(result)).toMatch(/^ts\/src\/stock\.ts:7 {2}export class Stock \{$/);
   });
 
   it("implementation: gopls finds the concrete method", async () => {
@@ -61,7 +59,7 @@ describe("lsp actions over the sample workspace", () => {
   it("symbols by query, with file choosing the server (started if need be)", async () => {
     const result = await lsp({ action: "symbols", query: "ValueCents", file: "go/main.go" });
     expect(textOf(result)).toMatch(
-      /^\d+ symbols? matching "ValueCents", searched by gopls @ go:\n {2}go\/stock\.go:33 {2}Stock\.ValueCents \(method in example\.com\/inventory\)/,
+      /^\d+ symbols?, searched by gopls @ go:\ngo\/stock\.go:33 {2}Stock\.ValueCents \(method in example\.com\/inventory\)/,
     );
   });
 
@@ -69,11 +67,9 @@ describe("lsp actions over the sample workspace", () => {
     // tsgo and gopls run by now (the tests above); pyright, clangd and rust-analyzer could serve but do not run.
     const result = await lsp({ action: "symbols", query: "Stock" });
     const text = textOf(result);
-    expect(text).toMatch(
-      /^\d+ symbols matching "Stock", searched by (tsgo @ ts, gopls @ go|gopls @ go, tsgo @ ts):\n/,
-    );
-    expect(text).toMatch(/^ {2}ts\/src\/stock\.ts:7 {2}Stock \(class\b/m);
-    expect(text).toMatch(/^ {2}go\/stock\.go:11 {2}Stock \(struct\b/m);
+    expect(text).toMatch(/^\d+ symbols, searched by (tsgo @ ts, gopls @ go|gopls @ go, tsgo @ ts):\n/);
+    expect(text).toMatch(/^ts\/src\/stock\.ts:7 {2}Stock \(class\b/m);
+    expect(text).toMatch(/^go\/stock\.go:11 {2}Stock \(struct\b/m);
     expect(text).toMatch(
       /\nNot searched: pyright \(python\), clangd \(c\), rust-analyzer \(rust\) are not running — pass `file` \(a file of that language\) with `query` to search there too\.$/,
     );
@@ -93,13 +89,15 @@ describe("lsp actions over the sample workspace", () => {
     const text = textOf(result);
     expect(text).toMatch(/^Project-wide check: \d+ findings? in \d+ files? \(some checks did not run/);
     expect(text).toContain("  pyright @ python: pyright --outputjson → 1 finding");
-    expect(text).toMatch(/ {2}tsgo @ ts: tsc --noEmit --pretty false -p .* → 0 findings/);
+    // The command line names the project relative to the workdir, never the machine's folders.
+    expect(text).toContain("  tsgo @ ts: tsc --noEmit --pretty false -p ts → 0 findings");
+    expect(text).not.toContain(run.workdir);
     expect(text).toContain("  gopls @ go: go vet ./... → 0 findings");
     expect(text).toContain(
       "  clangd @ c: no checker (clangd has no project-wide checker; ask for diagnostics per file)",
     );
     expect(text).toContain(
-      'Per file:\n  python/inventory/stock.py: 1\nDetails (errors first):\n  python/inventory/stock.py:27 error: "summ" is not defined [reportUndefinedVariable]',
+      '\n  python/inventory/stock.py:27 error: "summ" is not defined [reportUndefinedVariable]',
     );
     expect(result.structuredContent).toMatchObject({ freshness: "stale", total: 1 });
   });
@@ -174,7 +172,7 @@ describe("lsp actions over the sample workspace", () => {
     await writeFile(mainTs, (await readFile(mainTs, "utf8")).replace('"lamp"', '"lump"'));
     await utimes(mainTs, before.atime, before.mtime);
     expect(textOf(await lsp({ action: "hover", file: "ts/src/main.ts", line: 4, symbol: "lump" }))).toMatch(
-      /`lump` at ts\/src\/main\.ts:4 \(column 31\) — "lump" was found only inside a string or comment on that line/,
+      /^`symbol` "lump" is only inside a string or comment on line 4, which reads: `stock\.add\(\{ sku: "A1", name: "lump", priceCents: 2500 \}, 3\);`\. It does not occur in this file's code\.$/,
     );
   });
 });
@@ -232,9 +230,7 @@ describe("references beyond the 50 shown", () => {
     });
     const text = textOf(result);
     // 1 declaration + 3 imports + 60 calls; 50 shown with snippets, the other 14 counted per file.
-    expect(text).toMatch(
-      /^64 references for `f` at src\/lib\.ts:1 \(column 17\) \(showing 50 of 64, in 4 files\):\n/,
-    );
+    expect(text).toMatch(/^64 references in 4 files, showing 50 of 64:\n/);
     expect(text).toMatch(/\nNot shown: 14 more in 2 files: src\/b\.ts \(10\), src\/c\.ts \(4\)\.$/);
     expect(result.structuredContent).toMatchObject({ total: 64 });
   });
@@ -255,7 +251,9 @@ describe('diagnostics "*" with a nested root', () => {
     expect(text).toMatch(/^Project-wide check: 2 findings in 2 files\.\n/);
     expect(text).toContain("  pyright @ .: pyright --outputjson → 1 finding\n");
     expect(text).toContain("  pyright @ docs: pyright --outputjson → 1 finding\n");
-    expect(text).toContain("Per file:\n  docs/conf.py: 1\n  shop/__init__.py: 1\n");
+    expect(text).toMatch(
+      /\n {2}docs\/conf\.py:1 error: "nme" is not defined .*\n {2}shop\/__init__\.py:2 error: "summ"/,
+    );
     expect(text.match(/"summ" is not defined/g)).toHaveLength(1);
   });
 });

@@ -40,9 +40,7 @@ describe("changes made elsewhere reach the servers", () => {
       line: 2,
       symbol: "bonus",
     });
-    expect(textOf(definition)).toMatch(
-      /^definition for `bonus` .*:\n {2}shop\/extra\.py:1 {2}def bonus\(n\):$/,
-    );
+    expect(textOf(definition)).toMatch(/^shop\/extra\.py:1 {2}def bonus\(n\):$/);
   });
 
   it("tsgo: a file deleted outside runbound is gone from references", async () => {
@@ -53,10 +51,12 @@ describe("changes made elsewhere reach the servers", () => {
       call(client, "lsp", { action: "references", file: "src/a.ts", symbol: "helper" }).then(textOf);
     // b.ts is opened on the server by a call there.
     await call(client, "lsp", { action: "hover", file: "src/b.ts", line: 2, symbol: "helper" });
-    expect(await refs()).toMatch(/^3 references .*in 2 files/);
+    expect(await refs()).toMatch(
+      /^\(no `line` given: line 1 is the one line where "helper" occurs in code\)\n3 references in 2 files:/,
+    );
     await rm(path.join(workdir, "src/b.ts"));
     await waitForBatch(run);
-    expect(await refs()).toMatch(/^1 reference .*in 1 file\):\nsrc\/a\.ts\n {2}1 {2}export function helper/);
+    expect(await refs()).toMatch(/\n1 reference in 1 file:\nsrc\/a\.ts\n {2}1 {2}export function helper/);
   });
 
   it("a branch switch: its new file is in references, its error in the project-wide check", async () => {
@@ -81,11 +81,13 @@ describe("changes made elsewhere reach the servers", () => {
     const client = await run.link({ surface: "readonly" });
     const refs = () =>
       call(client, "lsp", { action: "references", file: "src/a.ts", symbol: "helper" }).then(textOf);
-    expect(await refs()).toMatch(/^3 references .*in 2 files/);
+    expect(await refs()).toMatch(
+      /^\(no `line` given: line 1 is the one line where "helper" occurs in code\)\n3 references in 2 files:/,
+    );
     git("checkout", "-q", "broken");
     await waitForBatch(run);
     expect(await refs()).toMatch(
-      /^5 references .*in 3 files[\s\S]*\nsrc\/c\.ts\n {2}1 {2}import \{ helper \}/,
+      /\n5 references in 3 files:[\s\S]*\nsrc\/c\.ts\n {2}1 {2}import \{ helper \}/,
     );
     const check = textOf(await call(client, "lsp", { action: "diagnostics", file: "*" }));
     expect(check).toContain("src/c.ts:2 error: Type 'number' is not assignable to type 'string'. [TS2322]");
@@ -108,7 +110,7 @@ describe("watching a huge tree", () => {
     const client = await run.link({ surface: "readonly" });
     expect(
       textOf(await call(client, "lsp", { action: "hover", file: "src/b.ts", line: 2, symbol: "helper" })),
-    ).toMatch(/^hover for `helper`/);
+    ).toMatch(/^```typescript\n.*helper/);
     let status = "";
     for (let i = 0; i < 100 && !/more folders are not watched/.test(status); i++) {
       await new Promise((r) => setTimeout(r, 100));

@@ -82,7 +82,7 @@ describe("lsp faults (scripted server)", () => {
     const { lsp } = await fakeRun("slow-publish");
     const result = await lsp({ action: "diagnostics" });
     expect(textOf(result)).toBe(
-      "Diagnostics (fake, STALE: fake did not publish diagnostics for this version within 600 ms; may be out of date — not a clean bill) for a.fake: none received in time",
+      "Diagnostics (fake, STALE: fake did not publish diagnostics for this version within 600 ms; may be out of date — not a clean bill): none received in time",
     );
     expect(result.structuredContent).toMatchObject({ freshness: "stale" });
   });
@@ -117,7 +117,7 @@ describe("lsp faults (scripted server)", () => {
     const { lsp } = await fakeRun("unversioned");
     const result = await lsp({ action: "diagnostics" });
     expect(textOf(result)).toBe(
-      "Diagnostics (fake, fresh) for a.fake: 1 error\n  a.fake:1 error: fake problem [fake F1]",
+      "Diagnostics (fake, fresh): 1 error\n  1  error: fake problem [fake F1]",
     );
   });
 

@@ -52,7 +52,7 @@ describe("lsp answers never quote a file outside the workdir", () => {
       );
       expect(definition).not.toContain(secret);
       const hover = await lsp({ action: "hover", file: "main.ts", line, symbol });
-      expect(hover).toContain("the symbol is defined outside the workdir");
+      expect(hover).toContain("The symbol is defined outside the workdir");
       expect(hover).not.toContain(secret);
     }
     const references = await lsp({ action: "references", file: "main.ts", line: 3, symbol: "secret" });

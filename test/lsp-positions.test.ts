@@ -25,7 +25,7 @@ describe("locateSymbol: line + symbol, never a column", () => {
     const code = "f(/*x*/ load)\n";
     const comment = "f(/*x** load)\n"; // same length: the comment never closes
     expect(locateSymbol(code, 1, "load", "c").note).toBeUndefined();
-    expect(locateSymbol(comment, 1, "load", "c").note).toMatch(/inside a string or comment/);
+    expect(() => locateSymbol(comment, 1, "load", "c")).toThrow(/only inside a string or comment on line 1/);
     expect(analyse(`${code}`, "c")).toBe(analyse(code.slice(0), "c"));
   });
 
@@ -69,14 +69,18 @@ describe("locateSymbol: line + symbol, never a column", () => {
     expect(locateSymbol(c, 1, "count", "c")).toMatchObject({ character: 26, of: 1 });
   });
 
-  it("skips strings and comments that began on an earlier line", () => {
+  it("a name only inside a string or comment (begun on an earlier line too) is an error naming where it is code", () => {
     const py = 'doc = """\nvalue is here\n"""\nvalue = 1\n';
-    expect(() => locateSymbol(py, 2, "value", "python")).not.toThrow();
-    expect(locateSymbol(py, 2, "value", "python").note).toBe(
-      '"value" was found only inside a string or comment on that line',
+    expect(() => locateSymbol(py, 2, "value", "python")).toThrow(
+      '`symbol` "value" is only inside a string or comment on line 2, which reads: `value is here`. In code it occurs on line 4; use that as `line`.',
     );
-    const ts = "/*\n  render()\n*/\nrender();\n";
-    expect(locateSymbol(ts, 2, "render", "c").note).toMatch(/inside a string or comment/);
+    const ts = "/*\n  render()\n*/\nrender();\nrender();\n";
+    expect(() => locateSymbol(ts, 2, "render", "c")).toThrow(
+      "In code it occurs on lines 4, 5; use one of those as `line`.",
+    );
+    expect(() => locateSymbol("# see load\nx = 1\n", 1, "load", "python")).toThrow(
+      "on line 1, which reads: `# see load`. It does not occur in this file's code.",
+    );
   });
 
   it("several matches: the first, and says how many there were", () => {

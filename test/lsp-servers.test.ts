@@ -160,7 +160,7 @@ for (const c of CASES) {
 
     it("references: every use, grouped by file", async () => {
       const result = await lsp({ action: "references", ...c.use });
-      expect(textOf(result)).toMatch(new RegExp(`^${c.references} references for`));
+      expect(textOf(result)).toMatch(new RegExp(`^${c.references} references in \\d+ files?:\n`));
       expect(result.structuredContent).toMatchObject({ total: c.references });
     });
 
@@ -175,7 +175,7 @@ for (const c of CASES) {
 
     it("diagnostics of a clean file are fresh and empty", async () => {
       const result = await lsp({ action: "diagnostics", file: c.breakIt.file });
-      expect(textOf(result)).toMatch(/^Diagnostics \(\S+, fresh\) for .*: no errors or warnings$/);
+      expect(textOf(result)).toMatch(/^Diagnostics \(\S+, fresh\): no errors or warnings$/);
       expect(result.structuredContent).toMatchObject({ freshness: "fresh", total: 0 });
     });
 
@@ -244,7 +244,7 @@ describe("lsp: what a server does not support, and code actions", () => {
         symbol: "totl",
       });
       expect(textOf(actions)).toMatch(
-        /code actions? for `totl` at c\/stock\.c:31 .*\(1 diagnostic on that line sent\):\n {2}- change 'totl' to 'total' \[quickfix\]/,
+        /^\d+ code actions? \(1 diagnostic on that line sent\):\n- change 'totl' to 'total' \[quickfix\]/,
       );
       // gopls lists six actions on any line that only open a page for a person (assembly, docs, ...): left out,
       // counted; what remains comes fixes and refactorings first.

@@ -132,12 +132,12 @@ describe.skipIf(!available)("the container place: processes run inside, paths ar
     const definition = textOf(
       await call(client, "lsp", { action: "definition", file: "main.py", line: 2, symbol: "greet" }),
     );
-    expect(definition).toMatch(/^ {2}lib\.py:1 {2}def greet\(name\):$/m);
+    expect(definition).toBe("lib.py:1  def greet(name):");
     expect(definition).not.toContain("/workspace");
     const references = textOf(
       await call(client, "lsp", { action: "references", file: "lib.py", line: 1, symbol: "greet" }),
     );
-    expect(references).toMatch(/^3 references for `greet` at lib\.py:1 \(column 5\) \(in 2 files\):/);
+    expect(references).toMatch(/^3 references in 2 files:\n/);
     expect(references).toMatch(/main\.py/);
     expect(inside("ps -eo args")).toMatch(/pyright/);
     const status = textOf(await call(client, "lsp", { action: "status" }));

@@ -9,7 +9,7 @@ import { ensureGrammars, GRAMMARS, type Grammar, grammarById, grammarForFile } f
 import { ToolError } from "../errors.js";
 import { commitChanges } from "../files/commit.js";
 import { confine, toPosix } from "../files/paths.js";
-import { plural, sizeText } from "../files/text.js";
+import { plural } from "../files/text.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { explain } from "./explain.js";
 import { SearchPool, WORKERS } from "./pool.js";
@@ -169,7 +169,7 @@ export class AstEngine {
     const header = total
       ? `${plural(total, "match", "matches")} in ${plural(outcome.files.length, "file")} (${total > shown.length ? `showing ${shown.length} of ${total}; ` : ""}searched ${scope}; ${how}):`
       : `No matches in ${scope} (${how}; ${outcome.parsed + outcome.reused} of them contain its words and were matched structurally).`;
-    const rows = shown.map((m) => `${m.path}:${m.line}  ${snippet(m.text)}${captureLine(m)}`);
+    const rows = rowsByFile(shown);
     return {
       cost: costOf(outcome),
       ranOn: outcome.ranOn,
@@ -271,7 +271,7 @@ export class AstEngine {
       `(proposed) ${plural(replacements, "replacement")} in ${plural(staged.length, "file")} — nothing is written yet; call resolve with edit_id "${id}" and action "accept" (or "discard"). ${how[0]!.toUpperCase()}${how.slice(1)}.`,
       ...shownPreview,
       ...(preview.length > shownPreview.length || replacements > shownPreview.length
-        ? [`… ${replacements - shownPreview.length} more not shown`]
+        ? [`(showing ${shownPreview.length} of ${plural(replacements, "replacement")})`]
         : []),
       ...(nestedCount
         ? [
@@ -377,8 +377,22 @@ function sameFamily(a: Grammar, b: Grammar): boolean {
   );
 }
 
+/** Matches under their file's path, a row each: line and code, and the captures when the code shown is not whole. */
+function rowsByFile(matches: readonly AstMatch[]): string[] {
+  const rows: string[] = [];
+  let file = "";
+  for (const m of matches) {
+    if (m.path !== file) rows.push(m.path);
+    file = m.path;
+    const shown = snippet(m.text);
+    rows.push(`  ${m.line}  ${shown}${shown === m.text ? "" : captureLine(m)}`);
+  }
+  return rows;
+}
+
+/** The captures of a match, for one whose code is cut or spans lines (the row shows it whole otherwise). */
 function captureLine(m: AstMatch): string {
   const entries = Object.entries(m.captures);
   if (entries.length === 0) return "";
-  return `\n    ${entries.map(([k, v]) => `$${k} = ${v.length > 80 ? `${v.slice(0, 80)}…` : v.replace(/\n/g, " ⏎ ")}`).join("; ")}`;
+  return `\n      ${entries.map(([k, v]) => `$${k} = ${v.length > 80 ? `${v.slice(0, 80)}…` : v.replace(/\n/g, " ⏎ ")}`).join("; ")}`;
 }

@@ -1,3 +1,5 @@
+import { plural } from "../files/text.js";
+
 /** One-line renderings of matched code for answers: at most three lines, joined by ⏎, each cut at 160 characters. */
 export function snippet(text: string): string {
   const lines = text.split("\n", 4);
@@ -6,7 +8,7 @@ export function snippet(text: string): string {
     .slice(0, 3)
     .map((l, i) => (i === 0 ? l : l.trim()))
     .map((l) => (l.length > 160 ? `${l.slice(0, 160)}…` : l));
-  return shown.join(" ⏎ ") + (total > 3 ? ` ⏎ … (${total - 3} more lines)` : "");
+  return shown.join(" ⏎ ") + (total > 3 ? ` ⏎ … (${plural(total - 3, "more line")})` : "");
 }
 
 function countLines(text: string): number {

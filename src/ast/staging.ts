@@ -53,8 +53,12 @@ export function stageFile(
       };
     pieces.push(found.text.slice(at, m.start), replaced);
     at = m.end;
-    if (preview.length < MAX_PREVIEW)
-      preview.push(`${m.path}:${m.line}\n  - ${snippet(m.text)}\n  + ${snippet(replaced)}`);
+    if (preview.length < MAX_PREVIEW) {
+      // The file's path once, above its first replacement; each replacement by its line, the new code under the old.
+      const head = preview.length === 0 ? `${m.path}\n` : "";
+      const line = `  ${m.line}  `;
+      preview.push(`${head}${line}- ${snippet(m.text)}\n${" ".repeat(line.length)}+ ${snippet(replaced)}`);
+    }
   }
   pieces.push(found.text.slice(at));
   return { updated: pieces.join(""), replacements: found.matches.length, preview };

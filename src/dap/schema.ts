@@ -28,6 +28,7 @@ const frame = z.object({
   name: z.string(),
   path: z.string().optional(),
   line: z.number().int().optional(),
+  column: z.number().int().optional(),
 });
 const variable = z.object({
   name: z.string(),

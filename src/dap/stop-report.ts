@@ -7,6 +7,7 @@ import path from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { ToolError } from "../errors.js";
 import { fileLines } from "../files/lines.js";
+import { snippetOf } from "../files/snippet.js";
 import type { DapClient } from "./client.js";
 import { DapRefused, DapTimeout } from "./client.js";
 import type { Frame, StopReport, Variable } from "./schema.js";
@@ -50,6 +51,7 @@ export class StopInspector {
       name: f.name,
       ...(f.source?.path ? { path: this.rel(f.source.path) } : {}),
       ...(f.line ? { line: f.line } : {}),
+      ...(f.line && f.column ? { column: f.column } : {}),
     };
   }
 
@@ -221,7 +223,12 @@ export class StopInspector {
   }
 
   #located(f: Frame): { path: string; line: number; function: string; source: string } {
-    return { path: f.path!, line: f.line!, function: f.name, source: this.sourceLine(f.path!, f.line!) };
+    return {
+      path: f.path!,
+      line: f.line!,
+      function: f.name,
+      source: this.sourceLine(f.path!, f.line!, f.column),
+    };
   }
 
   /** What a stop for an exception was about: the adapter's exceptionInfo where it has one, else the stop's text. */
@@ -249,8 +256,9 @@ export class StopInspector {
     return error instanceof Error ? error.message : String(error);
   }
 
-  sourceLine(rel: string, line: number): string {
-    return (fileLines(path.resolve(this.workdir, rel))?.[line - 1] ?? "").trim();
+  /** The stop's line as a snippet: clipped around the column on a long (minified) line. */
+  sourceLine(rel: string, line: number, column = 1): string {
+    return snippetOf(fileLines(path.resolve(this.workdir, rel)) ?? [], line - 1, column - 1);
   }
 
   rel(file: string): string {

@@ -11,7 +11,7 @@ import { fileUri, type LspBase, type Target } from "./target.js";
 export async function codeActions(
   base: LspBase,
   t: Target,
-  where: string,
+  note: string,
   signal: AbortSignal,
 ): Promise<LspAnswer> {
   const found = await diagnosticsOf(
@@ -50,9 +50,9 @@ export async function codeActions(
     .sort((x, y) => rank(x.a) - rank(y.a) || x.i - y.i)
     .map(({ a }) => a);
   const left = all.length - actions.length;
-  const header = `${plural(actions.length, "code action")} ${where} (${plural(onLine.length, "diagnostic")} on that line sent${left ? `; ${left} that only open a page for a person left out` : ""})`;
+  const header = `${note ? `${note}\n` : ""}${plural(actions.length, "code action")} (${plural(onLine.length, "diagnostic")} on that line sent${left ? `; ${left} that only open a page for a person left out` : ""})`;
   const rows = actions.map(
-    (a) => `  - ${a.title}${a.kind ? ` [${a.kind}]` : ""}${a.preferred ? " (preferred)" : ""}`,
+    (a) => `- ${a.title}${a.kind ? ` [${a.kind}]` : ""}${a.preferred ? " (preferred)" : ""}`,
   );
   return {
     text: actions.length ? `${header}:\n${rows.join("\n")}` : `${header}.`,

@@ -44,14 +44,16 @@ export async function fileDiagnostics(base: LspBase, file: string, signal: Abort
   if (found.freshness === "fresh") base.journal.record(confined.real, found.items);
   const rows = sortDiagnostics(found.items).map((d) => diagnosticRow(confined.rel, d));
   const shown = rows.slice(0, MAX_DIAGNOSTICS);
+  // The file was named by the call: each row by its line only.
   const grouped = groupedDiagnosticLines(
-    sortDiagnostics(found.items).map((d) => ({ rel: confined.rel, d })),
+    sortDiagnostics(found.items).map((d) => ({ rel: "", d })),
     MAX_DIAGNOSTICS,
   );
   const lines = grouped.lines.map((line) => `  ${line}`);
-  const more = rows.length > grouped.covered ? `\n  +${rows.length - grouped.covered} more` : "";
+  const more =
+    rows.length > grouped.covered ? `\n  (showing ${grouped.covered} of ${rows.length} diagnostics)` : "";
   return {
-    text: `${freshnessHeader(found, client.spec.id)} ${confined.rel}: ${found.freshness !== "fresh" && found.items.length === 0 ? "none received in time" : countText(found.items)}${lines.length ? `\n${lines.join("\n")}${more}` : ""}`,
+    text: `${freshnessHeader(found, client.spec.id)}: ${found.freshness !== "fresh" && found.items.length === 0 ? "none received in time" : countText(found.items)}${lines.length ? `\n${lines.join("\n")}${more}` : ""}`,
     structured: {
       action: "diagnostics",
       server: client.spec.id,
@@ -102,7 +104,7 @@ export async function projectDiagnostics(
   const notes = runs.map((run, i) => {
     const where = `${run.server} @ ${reader.rel(run.root) || "."}`;
     if (run.outcome !== "fresh") return `${where}: ${run.outcome}${run.note ? ` (${run.note})` : ""}`;
-    return `${where}: ${run.command} → ${plural(owned[i]!.length, "finding")}`;
+    return `${where}: ${relativeCommand(run.command, base.workdir)} → ${plural(owned[i]!.length, "finding")}`;
   });
   const rows = uniqueRows(owned.flat()).map((row) => ({ ...row, path: reader.rel(row.path) }));
   const order = (r: DiagnosticRow) => (r.severity === "error" ? 0 : r.severity === "warning" ? 1 : 2);
@@ -114,12 +116,20 @@ export async function projectDiagnostics(
   const details = shown.map(
     (r) => `  ${r.path}:${r.line} ${r.severity}: ${r.message.split("\n")[0]}${r.code ? ` [${r.code}]` : ""}`,
   );
-  const more = rows.length > shown.length ? [`  +${rows.length - shown.length} more`] : [];
+  // The counts per file matter when not every finding is listed; otherwise each row names its file.
+  const partial = rows.length > shown.length;
   const complete = notes.every((n) => n.includes("→"));
   const text = [
     `Project-wide check: ${plural(rows.length, "finding")} in ${plural(perFile.size, "file")}${complete ? "" : " (some checks did not run — see below; this is not a clean bill for them)"}.`,
     ...notes.map((n) => `  ${n}`),
-    ...(counts.length ? ["Per file:", ...counts, "Details (errors first):", ...details, ...more] : []),
+    ...(partial
+      ? [
+          "Per file:",
+          ...counts,
+          `Details (errors first; showing ${shown.length} of ${rows.length}):`,
+          ...details,
+        ]
+      : details),
   ].join("\n");
   return {
     text,
@@ -147,8 +157,8 @@ function countText(items: Diagnostic[]): string {
 }
 
 function freshnessHeader(found: FileDiagnostics, server: string): string {
-  if (found.freshness === "fresh") return `Diagnostics (${server}, fresh) for`;
-  return `Diagnostics (${server}, ${found.freshness.toUpperCase()}: ${found.why}; may be out of date — not a clean bill) for`;
+  if (found.freshness === "fresh") return `Diagnostics (${server}, fresh)`;
+  return `Diagnostics (${server}, ${found.freshness.toUpperCase()}: ${found.why}; may be out of date — not a clean bill)`;
 }
 
 /**
@@ -180,4 +190,9 @@ function uniqueRows(rows: readonly DiagnosticRow[]): DiagnosticRow[] {
     seen.add(key);
     return true;
   });
+}
+
+/** A checker's command line with the workdir's paths relative: an answer never names the machine's folders. */
+function relativeCommand(command: string, workdir: string): string {
+  return command.replaceAll(`${workdir}/`, "").replaceAll(workdir, ".");
 }

@@ -264,7 +264,9 @@ export function formatDiagnostic(rel: string, d: Diagnostic, lines = [d.range.st
         ? ` [${d.source}]`
         : "";
   const message = messageText(d).split("\n")[0] ?? "";
-  return `${rel}:${lines.join(", ")} ${severityName(d)}: ${message}${code}`;
+  // Without a path (the answer is of one file): the lines, then the finding.
+  const at = rel ? `${rel}:${lines.join(", ")} ` : `${lines.join(", ")}  `;
+  return `${at}${severityName(d)}: ${message}${code}`;
 }
 
 export function diagnosticRow(rel: string, d: Diagnostic): DiagnosticRow {

@@ -8,13 +8,17 @@ import type {
   MarkupContent,
 } from "vscode-languageserver-protocol";
 import { fileLines } from "../files/lines.js";
+import { snippetOf } from "../files/snippet.js";
+import { plural } from "../files/text.js";
 import { within } from "./content-roots.js";
 import { uriPath } from "./diagnostics.js";
+import { plainMarkup } from "./markup.js";
 
 export interface Place {
   path: string;
   line: number;
   column: number;
+  end: { line: number; column: number };
   snippet: string;
 }
 
@@ -49,10 +53,10 @@ export class SnippetReader {
     return rel.startsWith("..") || path.isAbsolute(rel) ? file : rel;
   }
 
-  line(file: string, line0: number): string {
+  /** The snippet of a line (0-based), clipped around `column0` when long. */
+  line(file: string, line0: number, column0 = 0): string {
     if (!this.#cache.has(file)) this.#cache.set(file, fileLines(file));
-    const text = (this.#cache.get(file)?.[line0] ?? "").trim();
-    return text.length > 160 ? `${text.slice(0, 160)}…` : text;
+    return snippetOf(this.#cache.get(file) ?? [], line0, column0);
   }
 
   place(loc: Location | LocationLink): Place {
@@ -63,9 +67,36 @@ export class SnippetReader {
       path: this.rel(file),
       line: range.start.line + 1,
       column: range.start.character + 1,
-      snippet: this.shows(file) ? this.line(file, range.start.line) : NOT_SHOWN,
+      end: { line: range.end.line + 1, column: range.end.character + 1 },
+      snippet: this.shows(file) ? this.line(file, range.start.line, range.start.character) : NOT_SHOWN,
     };
   }
+}
+
+/** Places on one line of one file, as one row: the columns of each (the snippet is the first's). */
+export interface Row {
+  readonly path: string;
+  readonly line: number;
+  readonly columns: readonly number[];
+  readonly snippet: string;
+}
+
+/** Places merged by file and line, in their first order: a line listed twice says nothing new. */
+export function mergedRows(places: readonly Place[]): Row[] {
+  const rows = new Map<string, { path: string; line: number; columns: number[]; snippet: string }>();
+  for (const p of places) {
+    const key = `${p.path}\0${p.line}`;
+    const row = rows.get(key);
+    if (row) {
+      if (!row.columns.includes(p.column)) row.columns.push(p.column);
+    } else rows.set(key, { path: p.path, line: p.line, columns: [p.column], snippet: p.snippet });
+  }
+  return [...rows.values()];
+}
+
+/** " (columns 5, 21)" when a row stands for several places on its line. */
+export function columnsOf(row: Row): string {
+  return row.columns.length > 1 ? ` (columns ${row.columns.join(", ")})` : "";
 }
 
 export function asLocations(
@@ -78,20 +109,27 @@ export function asLocations(
 const HOVER_LINES = 30;
 const HOVER_CHARS = 2500;
 
+/** The hover's text: markup made plain, cut at a budget that says how much it left out. */
 export function hoverText(hover: Hover | null): string {
   if (!hover) return "";
   const parts = Array.isArray(hover.contents) ? hover.contents : [hover.contents];
-  const text = parts
-    .map((p: MarkedString | MarkupContent) =>
-      typeof p === "string" ? p : "language" in p ? `\`\`\`${p.language}\n${p.value}\n\`\`\`` : p.value,
-    )
-    .join("\n\n")
+  const text = plainMarkup(
+    parts
+      .map((p: MarkedString | MarkupContent) =>
+        typeof p === "string" ? p : "language" in p ? `\`\`\`${p.language}\n${p.value}\n\`\`\`` : p.value,
+      )
+      .join("\n\n"),
+  )
     .replace(/\n{3,}/g, "\n\n")
     .trim();
   const lines = text.split("\n");
   let out = lines.slice(0, HOVER_LINES).join("\n");
   if (out.length > HOVER_CHARS) out = out.slice(0, HOVER_CHARS);
-  return out.length < text.length ? `${out}\n… (trimmed)` : out;
+  if (out.length >= text.length) return out;
+  const cut = text.length - out.length;
+  const moreLines = lines.length - out.split("\n").length;
+  const left = moreLines > 0 ? `${plural(moreLines, "more line")}, ` : "";
+  return `${out}\n… (trimmed: ${left}${plural(cut, "more character")} not shown)`;
 }
 
 export const SYMBOL_KINDS = [

@@ -17,7 +17,7 @@ import { uriPath } from "./diagnostics.js";
 import { NOT_SHOWN, type SnippetReader, SYMBOL_KINDS } from "./format.js";
 import { ServerRefusal } from "./request-errors.js";
 import type { HierarchyDirection, HierarchyRow, LspAnswer } from "./schema.js";
-import { CONFIRM_PAUSE_MS, fileUri, type LspBase, snippetReader, type Target } from "./target.js";
+import { CONFIRM_PAUSE_MS, fileUri, type LspBase, snippetReader, type Target, targetNote } from "./target.js";
 
 /** Items shown in one answer, call sites under each, and requests made for one answer. */
 const MAX_ROWS = 50;
@@ -209,7 +209,7 @@ function render(
   for (const root of roots) {
     const row = rowOf(reader, root, 0, undefined);
     lines.push(
-      `${NOUN[direction][1]} of \`${nameOf(reader, root.item)}\` (${kindOf(root.item)}, ${row.path}:${row.line})${depth > 1 ? `, ${depth} levels` : ""}: ${countOf(root, direction)}${t.target.note ? ` (${t.target.note})` : ""}`,
+      `${NOUN[direction][1]} of \`${nameOf(reader, root.item)}\` (${kindOf(root.item)}, ${row.path}:${row.line})${depth > 1 ? `, ${depth} levels` : ""}: ${countOf(root, direction)}${targetNote(t.target) ? ` ${targetNote(t.target)}` : ""}`,
     );
     visit(root, 0, undefined);
   }
@@ -260,7 +260,9 @@ function siteLines(reader: SnippetReader, node: Node, level: number): string[] {
   const file = uriPath(node.sitesUri);
   const indent = "  ".repeat(level + 1);
   const lines = [...new Set(node.sites.map((r) => r.start.line))].sort((a, b) => a - b);
-  const quote = (line0: number) => (reader.shows(file) ? reader.line(file, line0) : NOT_SHOWN);
+  const columnOn = (line0: number) => node.sites.find((r) => r.start.line === line0)?.start.character ?? 0;
+  const quote = (line0: number) =>
+    reader.shows(file) ? reader.line(file, line0, columnOn(line0)) : NOT_SHOWN;
   const rows = lines.slice(0, MAX_SITES).map((l) => `${indent}${l + 1}  ${quote(l)}`);
   if (lines.length > MAX_SITES) rows.push(`${indent}+${plural(lines.length - MAX_SITES, "more line")}`);
   return rows;

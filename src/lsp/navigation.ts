@@ -6,17 +6,17 @@ import type { Hover, Location, LocationLink } from "vscode-languageserver-protoc
 import { plural } from "../files/text.js";
 import { codeActions } from "./code-actions.js";
 import { uriPath } from "./diagnostics.js";
-import { asLocations, hoverText, NOT_SHOWN, type SnippetReader } from "./format.js";
+import { asLocations, columnsOf, hoverText, mergedRows, NOT_SHOWN, type SnippetReader } from "./format.js";
 import { hierarchy } from "./hierarchy.js";
 import type { HierarchyDirection, LspAnswer, NavigationAction, Place } from "./schema.js";
 import {
   CONFIRM_PAUSE_MS,
-  describeTarget,
   fileUri,
   type LspBase,
   requireCapability,
   snippetReader,
   type Target,
+  targetNote,
 } from "./target.js";
 
 const MAX_REFERENCES = 50;
@@ -53,9 +53,9 @@ export async function navigate(
     return hierarchy(base, t, direction, options.depth ?? 1, signal);
   }
   requireCapability(t.client, action);
-  const where = describeTarget(t.target);
-  if (action === "hover") return hover(base, t, where, signal);
-  if (action === "code_actions") return codeActions(base, t, where, signal);
+  const note = targetNote(t.target);
+  if (action === "hover") return hover(base, t, note, signal);
+  if (action === "code_actions") return codeActions(base, t, note, signal);
   const locations = await locationsOf(base, t, action, signal);
   const reader = snippetReader(base);
   // A snippet costs a file read: only for the locations shown (a 300-file project has 600 references).
@@ -64,22 +64,25 @@ export async function navigate(
   const server = t.client.spec.id;
   const label = action.replace("_", " ");
   const structured = { action, server, target: t.target, locations: places, total };
+  const lead = note ? `${note}\n` : "";
   if (places.length === 0)
-    return { text: `No ${label} found ${where} (${server} answered with no locations).`, structured };
+    return { text: `${lead}No ${label} found (${server} answered with no locations).`, structured };
+  const showing = total > places.length ? `showing ${places.length} of ${total}` : "";
   if (action !== "references") {
-    const rows = places.map((p) => `  ${p.path}:${p.line}  ${p.snippet}`);
-    return {
-      text: `${label} ${where}${total > places.length ? ` (showing ${places.length} of ${total})` : ""}:\n${rows.join("\n")}`,
-      structured,
-    };
+    const rows = mergedRows(places).map((r) => `${r.path}:${r.line}${columnsOf(r)}  ${r.snippet}`);
+    return { text: `${lead}${showing ? `(${showing})\n` : ""}${rows.join("\n")}`, structured };
   }
   const files = new Set(locations.map((loc) => ("targetUri" in loc ? loc.targetUri : loc.uri))).size;
   const byFile = new Map<string, Place[]>();
   for (const p of places) byFile.set(p.path, [...(byFile.get(p.path) ?? []), p]);
-  const rows = [...byFile].map(([f, ps]) => `${f}\n${ps.map((p) => `  ${p.line}  ${p.snippet}`).join("\n")}`);
-  const count = total > places.length ? `showing ${places.length} of ${total}, ` : "";
+  const rows = [...byFile].map(
+    ([f, ps]) =>
+      `${f}\n${mergedRows(ps)
+        .map((r) => `  ${r.line}${columnsOf(r)}  ${r.snippet}`)
+        .join("\n")}`,
+  );
   return {
-    text: `${plural(total, "reference")} ${where} (${count}in ${plural(files, "file")}):\n${rows.join("\n")}${notShown(locations.slice(places.length), reader)}`,
+    text: `${lead}${plural(total, "reference")} in ${plural(files, "file")}${showing ? `, ${showing}` : ""}:\n${rows.join("\n")}${notShown(locations.slice(places.length), reader)}`,
     structured,
   };
 }
@@ -131,7 +134,7 @@ async function locationsOf(
  * A hover quotes the definition's file (a docstring, a literal type): when there is something to say, where the
  * symbol is defined is asked too, so a hover is not the way to read a file outside the workdir.
  */
-async function hover(base: LspBase, t: Target, where: string, signal: AbortSignal): Promise<LspAnswer> {
+async function hover(base: LspBase, t: Target, note: string, signal: AbortSignal): Promise<LspAnswer> {
   const textDocument = textDocumentOf(t);
   const timeout = base.supervisor.timeouts.requestMs;
   const server = t.client.spec.id;
@@ -162,12 +165,12 @@ async function hover(base: LspBase, t: Target, where: string, signal: AbortSigna
       .filter((file) => !reader.shows(file));
     if (outside.length)
       return {
-        text: `hover ${where}: the symbol is defined outside the workdir (${reader.rel(outside[0]!)}), so what the server says of it is not shown.`,
+        text: `The symbol is defined outside the workdir (${reader.rel(outside[0]!)}), so what the server says of it is not shown.`,
         structured: { action: "hover", server, target: t.target, hover: NOT_SHOWN },
       };
   }
   return {
-    text: text ? `hover ${where}:\n${text}` : `${server} has no hover information ${where}.`,
+    text: `${note ? `${note}\n` : ""}${text || `${server} has no hover information for \`${t.target.identifier}\`.`}`,
     structured: { action: "hover", server, target: t.target, hover: text },
   };
 }

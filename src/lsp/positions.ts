@@ -1,10 +1,12 @@
 /**
  * Positions are a 1-based line plus a symbol substring, never a column: a guessed column lands on another symbol
- * of the same line. The symbol is found on that line — a whole identifier in code first, then a part of one, then
- * inside a string or comment — and the answer says which occurrence and column were used. Columns are UTF-16
- * code units (JavaScript string indices), as LSP's default encoding.
+ * of the same line. The symbol is found on that line — a whole identifier in code first, then a part of one; only
+ * inside a string or comment is an error naming the lines where it is code — and the answer says which occurrence
+ * and column were used when the line has several. Columns are UTF-16 code units (JavaScript string indices), as
+ * LSP's default encoding.
  */
 import { ToolError } from "../errors.js";
+import { clipAround, snippetOf } from "../files/snippet.js";
 
 export type SyntaxFamily = "c" | "python";
 
@@ -139,8 +141,10 @@ export function locateSymbol(
     throw new ToolError(`\`line\` ${line} is past the end of the file (${lines.length} lines).`);
   }
   const hits = occurrencesOn(lines, starts, mask, line - 1, symbol);
-  if (hits.length === 0) throw new ToolError(notOnLine(lines, starts, mask, line, symbol));
+  if (hits.length === 0) throw new ToolError(notOnLine(lines, starts, mask, line, symbol, "absent"));
   const best = Math.min(...hits.map((h) => h.rank));
+  // No server answers for a name in a docstring or comment as for the code's symbol: the lines where it is code.
+  if (best >= 2) throw new ToolError(notOnLine(lines, starts, mask, line, symbol, "not code"));
   const group = hits.filter((h) => h.rank === best);
   const hit = group[0]!;
   const lineText = lines[line - 1] ?? "";
@@ -152,11 +156,7 @@ export function locateSymbol(
   let end = start;
   while (end < lineText.length && IDENT.test(lineText[end] ?? "")) end++;
   const note =
-    best === 1
-      ? `"${symbol}" is part of the identifier "${lineText.slice(start, end)}"`
-      : best >= 2
-        ? `"${symbol}" was found only inside a string or comment on that line`
-        : undefined;
+    best === 1 ? `"${symbol}" is part of the identifier "${lineText.slice(start, end)}"` : undefined;
   return {
     line: line - 1,
     character: start,
@@ -193,16 +193,12 @@ function onlyLine(
   }
   const rows = found.slice(0, MAX_LISTED).map((f) => {
     const times = f.count > 1 ? ` (${f.count} times)` : "";
-    return `  ${f.row + 1}${times}  ${clip((lines[f.row] ?? "").trim())}`;
+    return `  ${f.row + 1}${times}  ${snippetOf(lines, f.row, (lines[f.row] ?? "").indexOf(symbol))}`;
   });
   const more = found.length > MAX_LISTED ? [`  +${found.length - MAX_LISTED} more lines`] : [];
   throw new ToolError(
     `\`symbol\` "${symbol}" occurs ${total} times in this file's code, so \`line\` is needed; it occurs on:\n${[...rows, ...more].join("\n")}`,
   );
-}
-
-function clip(text: string): string {
-  return text.length > 160 ? `${text.slice(0, 160)}…` : text;
 }
 
 interface Hit {
@@ -236,6 +232,7 @@ function notOnLine(
   mask: Uint8Array,
   line: number,
   symbol: string,
+  why: "absent" | "not code",
 ): string {
   const near: number[] = [];
   for (let row = 0; row < lines.length; row++) {
@@ -244,16 +241,20 @@ function notOnLine(
   near.sort((a, b) => Math.abs(a - line) - Math.abs(b - line));
   const quoted = (lines[line - 1] ?? "").trim();
   const nearest = near.slice(0, 3).sort((a, b) => a - b);
+  const it = why === "absent" ? "It occurs" : "In code it occurs";
   const where =
     nearest.length === 0
-      ? " It does not occur as an identifier anywhere in this file."
+      ? why === "absent"
+        ? " It does not occur as an identifier anywhere in this file."
+        : " It does not occur in this file's code."
       : nearest.length === 1
-        ? ` It occurs on line ${nearest[0]}; use that as \`line\`.`
-        : ` It occurs on lines ${nearest.join(", ")}; use one of those as \`line\`.`;
-  const shown = quoted.length > 160 ? `${quoted.slice(0, 160)}…` : quoted;
+        ? ` ${it} on line ${nearest[0]}; use that as \`line\`.`
+        : ` ${it} on lines ${nearest.join(", ")}; use one of those as \`line\`.`;
+  const shown = clipAround(quoted, quoted.indexOf(symbol));
   // Backticks, as a code span: a line that starts or ends with quotes (a docstring) read as `""""…` in quotes.
   const span = shown.includes("`") ? `"${shown}"` : `\`${shown}\``;
-  return `\`symbol\` "${symbol}" is not on line ${line}, which reads: ${quoted ? span : "(an empty line)"}.${where}`;
+  const is = why === "absent" ? "is not on" : "is only inside a string or comment on";
+  return `\`symbol\` "${symbol}" ${is} line ${line}, which reads: ${quoted ? span : "(an empty line)"}.${where}`;
 }
 
 /** Converts a UTF-16 column of `lineText` into the server's encoding, and back. */

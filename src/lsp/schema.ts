@@ -104,6 +104,9 @@ export const placeSchema = z.object({
   path: z.string(),
   line: z.number().int(),
   column: z.number().int(),
+  end: z
+    .object({ line: z.number().int(), column: z.number().int() })
+    .describe("Where the location's range ends (1-based line and column, exclusive)."),
   snippet: z.string(),
 });
 export type Place = z.infer<typeof placeSchema>;

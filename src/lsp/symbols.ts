@@ -38,7 +38,7 @@ async function outline(base: LspBase, file: string, signal: AbortSignal): Promis
   const shown = rows.slice(0, MAX_DOCUMENT_SYMBOLS);
   const count = rows.length > shown.length ? ` (showing ${shown.length} of ${rows.length})` : "";
   return {
-    text: `${plural(rows.length, "symbol")} in ${confined.rel}${count}:\n${shown.map((s) => `  ${s.line}  ${s.name} (${s.kind})`).join("\n")}`,
+    text: `${plural(rows.length, "symbol")}${count}:\n${shown.map((s) => `${s.line}  ${s.name} (${s.kind})`).join("\n")}`,
     structured: { action: "symbols", server: client.spec.id, symbols: shown, total: rows.length },
   };
 }
@@ -104,11 +104,11 @@ async function workspaceSymbols(
   const count = inWorkdir.length > shown.length ? ` (showing ${shown.length} of ${inWorkdir.length})` : "";
   const by = searched.length ? `searched by ${searched.join(", ")}` : "no server could search";
   const lines = shown.map(
-    (s) => `  ${s.path}:${s.line}  ${s.name} (${s.kind}${s.container ? ` in ${s.container}` : ""})`,
+    (s) => `${s.path}:${s.line}  ${s.name} (${s.kind}${s.container ? ` in ${s.container}` : ""})`,
   );
   return {
     text: [
-      `${plural(inWorkdir.length, "symbol")} matching "${query}"${count}, ${by}${lines.length ? ":" : "."}`,
+      `${plural(inWorkdir.length, "symbol")}${count}, ${by}${lines.length ? ":" : "."}`,
       ...lines,
       ...(notSearched.length ? [`Not searched: ${notSearched.join("; ")}.`] : []),
     ].join("\n"),

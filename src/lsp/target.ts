@@ -121,9 +121,17 @@ export function requireCapability(
   );
 }
 
-export function describeTarget(t: LspTarget): string {
-  const which = t.of > 1 ? `, occurrence ${t.occurrence} of ${t.of}` : "";
-  return `for \`${t.identifier}\` at ${t.path}:${t.line} (column ${t.column}${which})${t.note ? ` — ${t.note}` : ""}`;
+/**
+ * What an answer says of its target beyond what the call gave: the line found when none was given, the whole name
+ * a part of one stands for, which of several occurrences on the line was taken. Empty when the call said it all.
+ */
+export function targetNote(t: LspTarget): string {
+  const parts = t.note ? [t.note] : [];
+  if (t.of > 1)
+    parts.push(
+      `\`${t.identifier}\` occurs ${t.of} times on line ${t.line}: the first (column ${t.column}) was taken; for another, give \`symbol\` with what precedes it`,
+    );
+  return parts.length ? `(${parts.join("; ")})` : "";
 }
 
 export function fileUri(file: string): string {

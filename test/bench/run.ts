@@ -3,6 +3,7 @@
  * Rounds alternate between the two sides so that machine noise falls on both alike; the figure is the median.
  */
 
+import { benchAnswers } from "./answers.js";
 import { benchAst } from "./ast.js";
 import { benchCallOverhead } from "./call-overhead.js";
 import { benchDebug } from "./debug.js";
@@ -21,6 +22,7 @@ const results = [
   ...(!only || only === "eval" ? await benchEval() : []),
   ...(!only || only === "vibe" ? await benchVibe() : []),
   ...(!only || only === "places" ? await benchPlaces() : []),
+  ...(!only || only === "answers" ? await benchAnswers() : []),
   // Many runs at once takes minutes and most of the machine: only when asked for.
   ...(only === "scale" ? await benchScale() : []),
 ];
