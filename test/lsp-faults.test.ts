@@ -116,9 +116,7 @@ describe("lsp faults (scripted server)", () => {
   it("publishes without a version are taken once the server has been quiet", async () => {
     const { lsp } = await fakeRun("unversioned");
     const result = await lsp({ action: "diagnostics" });
-    expect(textOf(result)).toBe(
-      "Diagnostics (fake, fresh): 1 error\n  1  error: fake problem [fake F1]",
-    );
+    expect(textOf(result)).toBe("Diagnostics (fake, fresh): 1 error\n  1  error: fake problem [fake F1]");
   });
 
   it("dispose ends the server process", async () => {
