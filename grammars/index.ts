@@ -38,7 +38,22 @@ export interface Grammar {
   readonly ladder: readonly Rung[];
   /** Node kinds that parse but are almost never what a pattern means; used only if no rung gives another. */
   readonly implausible?: readonly string[];
+  /**
+   * What completes a compound statement's header written without its body (`def $F($$$A):`, `if ($C)`), with
+   * BODY_VAR where the body's metavariable goes; absent where the grammar has none.
+   */
+  readonly body?: string;
+  /** The same for a rewrite, where it differs (Python's body on its own lines, so a block stays valid). */
+  readonly rewriteBody?: string;
+  /** Kinds a header alone parses as that are not what it means (`fn $F()` as a trait's signature item). */
+  readonly headerKinds?: readonly string[];
 }
+
+/** Where a header's completion puts the body's metavariable ($$$ and a name). */
+export const BODY_VAR = "__RUNBOUND_BODY__";
+const BRACES = ` { ${BODY_VAR} }`;
+/** A braced body in a rewrite: on its own lines, so the carried block keeps its lines and indentation. */
+const BRACES_REWRITE = ` {\n  ${BODY_VAR}\n}`;
 
 const bare: Rung = { name: "bare", context: HOLE };
 
@@ -58,6 +73,9 @@ const JS_LADDER: Rung[] = [
   { name: "object member", context: `({ ${HOLE} });` },
 ];
 
+/** A function or method signature without a body: what `function $F($$$P)` or `if ($C)` parse as alone. */
+const JS_HEADER_KINDS = ["method_signature", "function_signature", "abstract_method_signature"];
+
 export const GRAMMARS: readonly Grammar[] = [
   {
     id: "typescript",
@@ -66,6 +84,9 @@ export const GRAMMARS: readonly Grammar[] = [
     expando: "$",
     ladder: JS_LADDER,
     implausible: ["labeled_statement"],
+    body: BRACES,
+    rewriteBody: BRACES_REWRITE,
+    headerKinds: JS_HEADER_KINDS,
   },
   {
     id: "tsx",
@@ -74,6 +95,9 @@ export const GRAMMARS: readonly Grammar[] = [
     expando: "$",
     ladder: JS_LADDER,
     implausible: ["labeled_statement"],
+    body: BRACES,
+    rewriteBody: BRACES_REWRITE,
+    headerKinds: JS_HEADER_KINDS,
   },
   {
     id: "javascript",
@@ -82,6 +106,9 @@ export const GRAMMARS: readonly Grammar[] = [
     expando: "$",
     ladder: JS_LADDER,
     implausible: ["labeled_statement"],
+    body: BRACES,
+    rewriteBody: BRACES_REWRITE,
+    headerKinds: JS_HEADER_KINDS,
   },
   { id: "html", lang: Lang.Html, extensions: [".html", ".htm"], expando: "z", ladder: [bare] },
   {
@@ -102,6 +129,8 @@ export const GRAMMARS: readonly Grammar[] = [
       { name: "set or dict entry", context: `{${HOLE}}` },
       { name: "class member", context: `class __C:\n${HOLE}` },
     ],
+    body: ` ${BODY_VAR}`,
+    rewriteBody: `\n    ${BODY_VAR}`,
   },
   {
     id: "go",
@@ -115,6 +144,8 @@ export const GRAMMARS: readonly Grammar[] = [
       { name: "class member", context: `type __T struct {\n${HOLE}\n}` },
     ],
     implausible: ["type_conversion_expression"],
+    body: BRACES,
+    rewriteBody: BRACES_REWRITE,
   },
   {
     id: "rust",
@@ -122,12 +153,16 @@ export const GRAMMARS: readonly Grammar[] = [
     extensions: [".rs"],
     expando: "µ",
     ladder: [
+      // An item (fn, struct, impl) parses inside a function body too, but matches nothing from there.
+      { name: "declaration", context: HOLE },
       CLIKE_STATEMENT("fn __f() {BODY}"),
       CLIKE_STATEMENT_NO_SEMI("fn __f() {BODY}"),
-      { name: "declaration", context: HOLE },
       { name: "class member", context: `impl __S {\n${HOLE}\n}` },
       { name: "expression", context: `fn __f() { let __x = ${HOLE}; }` },
     ],
+    body: BRACES,
+    rewriteBody: BRACES_REWRITE,
+    headerKinds: ["function_signature_item"],
   },
   {
     id: "c",
@@ -140,6 +175,8 @@ export const GRAMMARS: readonly Grammar[] = [
       { name: "class member", context: `struct __S {\n${HOLE};\n};` },
       { name: "expression", context: `int __x = ${HOLE};` },
     ],
+    body: BRACES,
+    rewriteBody: BRACES_REWRITE,
   },
   {
     id: "cpp",
@@ -152,6 +189,8 @@ export const GRAMMARS: readonly Grammar[] = [
       { name: "class member", context: `class __C {\n${HOLE};\n};` },
       { name: "expression", context: `auto __x = ${HOLE};` },
     ],
+    body: BRACES,
+    rewriteBody: BRACES_REWRITE,
   },
   {
     id: "java",
@@ -164,6 +203,8 @@ export const GRAMMARS: readonly Grammar[] = [
       { name: "declaration", context: HOLE },
       { name: "expression", context: `class __C { Object __x = ${HOLE}; }` },
     ],
+    body: BRACES,
+    rewriteBody: BRACES_REWRITE,
   },
   {
     id: "kotlin",
@@ -175,6 +216,8 @@ export const GRAMMARS: readonly Grammar[] = [
       { name: "class member", context: `class __C {\n${HOLE}\n}` },
       { name: "declaration", context: HOLE },
     ],
+    body: BRACES,
+    rewriteBody: BRACES_REWRITE,
   },
   {
     id: "dart",
@@ -194,6 +237,7 @@ export const GRAMMARS: readonly Grammar[] = [
     extensions: [".rb"],
     expando: "µ",
     ladder: [bare, { name: "class member", context: `class C__\n${HOLE}\nend` }],
+    body: `\n${BODY_VAR}\nend`,
   },
   { id: "bash", lang: "bash", extensions: [".sh", ".bash"], expando: "$", ladder: [bare] },
   {

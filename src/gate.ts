@@ -56,10 +56,11 @@ export function createDispatcher(deps: GateDeps): Dispatch {
       const parsed = inputSchema(spec).safeParse(request.args);
       if (!parsed.success) throw new ToolError(describeIssues(spec, parsed.error.issues));
       const args = parsed.data;
-      spec.check?.(args);
       // A linked call's signal aborts when its link closes, and dispose closes every link; bridged calls get the
       // run's signal joined in by run.callTool. So no per-call AbortSignal.any here (it costs ~10% of a call).
       const signal = request.signal;
+      const ctx = deps.context(request, signal);
+      if (spec.check) await spec.check(args, ctx);
       if (surfaceGates(request.surface, spec.tier)) {
         const decision = await deps.approvals.check(
           {
@@ -79,7 +80,6 @@ export function createDispatcher(deps: GateDeps): Dispatch {
           );
         }
       }
-      const ctx = deps.context(request, signal);
       const work = () => spec.run(args, ctx) as Promise<ToolOutput<Record<string, unknown>>>;
       const output = spec.parallelSafe
         ? await work()

@@ -67,10 +67,11 @@ export interface ToolSpec<I extends Shape = Shape, O extends Shape = Shape> {
   /** true → the tool starts processes that run code (confined where the run confines). */
   readonly runsCode?: boolean;
   /**
-   * The tool's own rules on its arguments, beyond the schema; throws a ToolError saying what to fix. The gate runs
-   * it before any approval, so a person is only asked about calls that would run.
+   * The tool's own rules on its arguments, beyond the schema — a file that must exist, text that must occur in it,
+   * an edit_id that must be staged; throws a ToolError saying what to fix. The gate runs it before any approval, so
+   * a person is only asked about calls that would run. It changes nothing (the run checks again as it goes).
    */
-  check?(args: Infer<I>): void;
+  check?(args: Infer<I>, ctx: ToolContext): void | Promise<void>;
   readonly description: string;
   readonly input: I;
   readonly output: O;

@@ -96,6 +96,74 @@ describe("ast_grep semantics per language: $X one node, $$$X a sequence, $_ bind
   }
 });
 
+describe("a header written without its body", () => {
+  it("is completed with a body metavariable, said in the answer, for each grammar that has such headers", async () => {
+    const { grep } = await astClient({
+      "a.py": "def f(a, b):\n    return a\n\n\nclass C:\n    x = 1\n\n\nfor i in range(3):\n    print(i)\n",
+      "a.ts":
+        "function f(a: number) {\n  if (a) {\n    return 1;\n  }\n  return 2;\n}\nclass K {\n  m() {}\n}\n",
+      "a.rs": 'fn g(a: i32) {\n    println!("{}", a);\n}\n',
+      "a.go": "package a\n\nfunc F(a int) {\n\tfor _, x := range a {\n\t\t_ = x\n\t}\n}\n",
+      "a.c": "int f(int a) {\n  if (a) {\n    return 1;\n  }\n  return 0;\n}\n",
+      "A.java":
+        "class A {\n  int f(int a) {\n    if (a > 0) {\n      return 1;\n    }\n    return 0;\n  }\n}\n",
+      "a.kt": "fun f(a: Int): Int {\n  if (a > 0) {\n    return 1\n  }\n  return 0\n}\n",
+      "a.rb": "def f(a)\n  a + 1\nend\n",
+    });
+    const cases: [string, string, string, number][] = [
+      ["def $F($$$A):", "python", "def $F($$$A): $$$_", 1],
+      ["class $C:", "python", "class $C: $$$_", 5],
+      ["for $X in $Y:", "python", "for $X in $Y: $$$_", 9],
+      ["if ($C)", "typescript", "if ($C) { $$$_ }", 2],
+      ["function $F($$$P)", "typescript", "function $F($$$P) { $$$_ }", 1],
+      ["class $C", "typescript", "class $C { $$$_ }", 7],
+      ["fn $F($$$P)", "rust", "fn $F($$$P) { $$$_ }", 1],
+      ["for $K, $V := range $X", "go", "for $K, $V := range $X { $$$_ }", 4],
+      ["if ($C)", "c", "if ($C) { $$$_ }", 2],
+      ["if ($C)", "java", "if ($C) { $$$_ }", 3],
+      ["if ($C)", "kotlin", "if ($C) { $$$_ }", 2],
+      ["def $F($$$A)", "ruby", "def $F($$$A) ⏎ $$$_ ⏎ end", 1],
+    ];
+    for (const [pattern, language, read, line] of cases) {
+      const result = await grep({ pattern, language });
+      expect(result.isError, `${language} ${pattern}: ${textOf(result)}`).toBeFalsy();
+      expect(textOf(result), `${language} ${pattern}`).toContain(
+        `, read as \`${read}\` (its body left to match anything)`,
+      );
+      expect(
+        matchesOf(result).map((m) => m.line),
+        `${language} ${pattern}`,
+      ).toEqual([line]);
+    }
+    // Go's bodiless `func` is a declaration of its own, matched as such: nothing to complete.
+    const go = await grep({ pattern: "func $F($$$P)", language: "go" });
+    expect(textOf(go)).not.toContain("read as");
+    expect(matchesOf(go).map((m) => m.line)).toEqual([3]);
+  });
+
+  it("ast_edit carries the body over unchanged, its lines and indentation kept", async () => {
+    const files = {
+      "a.py":
+        "def f(a, b):\n    x = a\n    if x:\n        return b\n    return a\n\n\nclass K:\n    def m(self):\n        return 1\n",
+      "b.ts": "class Q {\n  m() {\n    if (x) {\n      y();\n    }\n  }\n}\n",
+    };
+    const { edit, resolve, workdir } = await astClient(files);
+    const py = await edit({ pattern: "def $F($$$A):", rewrite: "async def $F($$$A):", language: "python" });
+    expect(textOf(py)).toContain(
+      "read as `def $F($$$A): $$$BODY` (its body left to match anything); the rewrite read as `async def $F($$$A): ⏎     $$$BODY` (the body carried over unchanged)",
+    );
+    await resolve("edit_1");
+    const ts = await edit({ pattern: "if ($C)", rewrite: "if (!($C))", language: "typescript" });
+    expect(textOf(ts)).toContain("the rewrite read as `if (!($C)) { ⏎   $$$BODY ⏎ }`");
+    await resolve("edit_2");
+    expect(await treeOf(workdir)).toEqual({
+      "a.py":
+        "async def f(a, b):\n    x = a\n    if x:\n        return b\n    return a\n\n\nclass K:\n    async def m(self):\n        return 1\n",
+      "b.ts": "class Q {\n  m() {\n    if (!(x)) {\n      y();\n    }\n  }\n}\n",
+    });
+  });
+});
+
 describe("the answer's rows", () => {
   it("matches sit under their file; captures are listed only for a match whose code the row does not show whole", async () => {
     const { grep } = await astClient({
@@ -416,12 +484,19 @@ describe("ast_edit and resolve", () => {
 
   it("one stale file among several rejects the whole change", async () => {
     const files = { "a.py": "f(1)\n", "b.py": "f(2)\n", "c.py": "f(3)\n" };
-    const { edit, resolve, workdir } = await astClient(files);
+    const { edit, resolve, workdir, run } = await astClient(files);
     await edit({ pattern: "f($A)", rewrite: "g($A)", language: "python" });
     await writeFile(path.join(workdir, "b.py"), "f(2)\n# touched\n");
-    const result = await resolve("edit_1");
-    expect(textOf(result)).toBe(
+    // Refused before any approval, the edit kept (to discard)...
+    expect(textOf(await resolve("edit_1"))).toBe(
+      "b.py changed on disk after edit_1 was staged, so accepting it would undo that change. Nothing was changed: run ast_edit again to stage a fresh edit, or discard edit_1.",
+    );
+    // ...and when the file changes between that check and the commit, the commit refuses it and drops the edit.
+    await expect(run.resource("ast")!.resolve({ edit_id: "edit_1", action: "accept" })).rejects.toThrow(
       "resolve: b.py changed on disk after the change was computed, so none of it was applied. Nothing was changed; try again. edit_1 is dropped: run ast_edit again to stage a fresh one.",
+    );
+    expect(textOf(await resolve("edit_1", "discard"))).toBe(
+      "edit_1 was already rejected; there is nothing left to resolve.",
     );
     expect(await treeOf(workdir)).toEqual({ ...files, "b.py": "f(2)\n# touched\n" });
   });

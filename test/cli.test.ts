@@ -225,6 +225,8 @@ describe("console argument parsing", () => {
   });
 
   it("splits a line as a shell does: quotes keep spaces, quotes inside quotes, escapes, JSON values, no $ expansion", async () => {
+    // The example `help` gives.
+    expect(await parseArguments('key="say \\"hi\\""', noMore)).toEqual({ value: { key: 'say "hi"' } });
     expect(
       await parseArguments("code='print(1+1)' description='print the sum of two small numbers'", noMore),
     ).toEqual({

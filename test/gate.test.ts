@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -50,6 +51,84 @@ describe("the approval gate on the full surface", () => {
     // A call that passes its rules is the one put to the approver.
     await call(client, "eval", { code: "print(1+1)", description: "print the sum of two small numbers" });
     expect(seen.map((r) => r.tool)).toEqual(["eval"]);
+  });
+
+  it("write, edit, apply_patch, ast_edit, resolve and lsp_rename refuse what their own rules would before anyone is asked", async () => {
+    const files = {
+      "a.py": "def load():\n    return 1\n\n\nx = load()\n",
+      "pyproject.toml": "[project]\n",
+      "dir/b.txt": "b\n",
+    };
+    const workdir = await workdirWith(files);
+    const seen: string[] = [];
+    // ast_edit is let through (to stage an edit for resolve); everything else put to it is denied.
+    const run = track(
+      await createRun({
+        workdir,
+        conversationId: "gate",
+        approver: async (request) => {
+          seen.push(request.tool);
+          return request.tool === "ast_edit" ? { allow: true } : { allow: false, reason: "denied" };
+        },
+      }),
+    );
+    const client = await run.link({ surface: "full" });
+    const refused = async (tool: string, args: Record<string, unknown>) => {
+      const result = await call(client, tool, args);
+      expect(result.isError, `${tool}: ${textOf(result)}`).toBe(true);
+      return textOf(result);
+    };
+    expect(await refused("write", { path: "dir", content: "x" })).toBe(
+      "dir is a directory; give a file path to write.",
+    );
+    expect(await refused("edit", { path: "a.py", old_string: "def lode", new_string: "def load" })).toMatch(
+      /^`old_string` was not found in a\.py/,
+    );
+    expect(await refused("edit", { path: "a.py", old_string: "load", new_string: "read" })).toMatch(
+      /^`old_string` occurs 2 times in a\.py \(lines 1, 5\)/,
+    );
+    expect(
+      await refused("apply_patch", {
+        patch: "*** Begin Patch\n*** Update File: a.py\n@@\n-def lode():\n+def read():\n*** End Patch",
+      }),
+    ).toMatch(/a\.py/);
+    expect(await refused("ast_edit", { pattern: "load()", rewrite: "$X()", language: "python" })).toBe(
+      "`rewrite` uses $X, which the pattern does not bind (it binds nothing). Nothing was staged.",
+    );
+    expect(await refused("resolve", { edit_id: "edit_9", action: "accept" })).toBe(
+      'There is no staged edit "edit_9". Staged now: none (ast_edit stages one).',
+    );
+    expect(await refused("lsp_rename", { file: "a.py", line: 2, symbol: "load", new_name: "read" })).toMatch(
+      /^`symbol` "load" is not on line 2, which reads: `return 1`\. It occurs on lines 1, 5/,
+    );
+    expect(await refused("lsp_rename", { file: "a.py", line: 1, symbol: "load", new_name: "class" })).toMatch(
+      /^`new_name` "class" /,
+    );
+    expect(await refused("lsp_rename", { file: "a.py", new_path: "dir/b.txt" })).toBe(
+      "`new_path` dir/b.txt exists; lsp_rename does not overwrite. Nothing was moved.",
+    );
+    expect(seen).toEqual([]);
+    // A staged edit whose file changed since is refused before the approver hears of the accept.
+    const staged = await call(client, "ast_edit", {
+      pattern: "load()",
+      rewrite: "read()",
+      language: "python",
+    });
+    expect(textOf(staged)).toMatch(/edit_id "edit_1"/);
+    await writeFile(path.join(workdir, "a.py"), "def load():\n    return 2\n\n\nx = load()\n");
+    expect(await refused("resolve", { edit_id: "edit_1", action: "accept" })).toBe(
+      "a.py changed on disk after edit_1 was staged, so accepting it would undo that change. Nothing was changed: run ast_edit again to stage a fresh edit, or discard edit_1.",
+    );
+    expect(seen).toEqual(["ast_edit"]);
+    expect(await treeOf(workdir)).toEqual({
+      ...files,
+      "a.py": "def load():\n    return 2\n\n\nx = load()\n",
+    });
+    // Calls that pass their rules are the ones put to the approver (and denied here).
+    expect(await refused("write", { path: "new.txt", content: "x" })).toMatch(
+      /^Not done: write needs approval/,
+    );
+    expect(seen).toEqual(["ast_edit", "write"]);
   });
 
   it("fails closed with no approver and no question port: nothing is written, and the error says why", async () => {

@@ -5,7 +5,7 @@
  * rejected, and the node that spans the pattern gives the selector. No rung → "unparseable", saying where.
  */
 import { parse, type SgNode } from "@ast-grep/napi";
-import { type Grammar, HOLE, type RungName } from "../../grammars/index.js";
+import { BODY_VAR, type Grammar, HOLE, type RungName } from "../../grammars/index.js";
 import { ToolError } from "../errors.js";
 
 export interface CompiledPattern {
@@ -19,11 +19,24 @@ export interface CompiledPattern {
   readonly multiples: readonly string[];
   /** Words that every matching file must contain (the literal prefilter). */
   readonly literals: readonly string[];
+  /** A header written without its body, completed: the pattern as written and the body's metavariable. */
+  readonly completed?: { readonly written: string; readonly body: string };
 }
+
+/** The words that open a compound statement or a declaration with a body: where a header may be completed. */
+const HEADER_WORDS = new Set(
+  "if elif else for while do switch match loop try with function fn func def class struct impl trait enum interface module unless until fun async pub export static public private protected unsafe const".split(
+    " ",
+  ),
+);
 
 const METAVAR = /\$\$\$([A-Z_][A-Z0-9_]*)?|\$([A-Z_][A-Z0-9_]*)/g;
 
-export function compilePattern(grammar: Grammar, pattern: string): CompiledPattern {
+/**
+ * `body`: the name of the metavariable that stands for a completed header's body — `_` (matched, not captured) to
+ * search; a name to capture it, so a rewrite can carry the body over.
+ */
+export function compilePattern(grammar: Grammar, pattern: string, body = "_"): CompiledPattern {
   const trimmed = pattern.trim();
   if (trimmed === "") throw new ToolError("`pattern` is empty; give a code fragment, e.g. `dispose($X)`.");
   // ast-grep refuses a multi metavariable that stands alone (it matches a list, inside a larger pattern).
@@ -32,6 +45,8 @@ export function compilePattern(grammar: Grammar, pattern: string): CompiledPatte
       `\`pattern\` \`${trimmed}\` alone matches nothing: a multi metavariable stands for a list inside a larger pattern (\`f($$$ARGS)\`, \`[$$$ITEMS]\`). To match any single node, use \`$X\`.`,
     );
   const { chosen, problems } = climb(grammar, trimmed);
+  const completed = withBody(grammar, trimmed, chosen, body);
+  if (completed) return completed;
   if (chosen) return chosen.compiled;
   throw new ToolError(
     `Unparseable pattern for ${grammar.id}: \`${trimmed}\` is not valid ${grammar.id} in any context tried, so it was not searched.\n` +
@@ -44,12 +59,36 @@ export function compilePattern(grammar: Grammar, pattern: string): CompiledPatte
   );
 }
 
+/**
+ * A compound statement's header written without its body (`def $F($$$A):`, `if ($C)`, `fn $F($$$P)`) — it did not
+ * parse, or parsed only as a bodiless signature — completed with a body metavariable, when that parses as more.
+ */
+function withBody(grammar: Grammar, trimmed: string, chosen: Chosen | undefined, body: string) {
+  if (!grammar.body || !HEADER_WORDS.has(/^[A-Za-z_]+/.exec(trimmed)?.[0] ?? "")) return undefined;
+  // A header that parsed whole stays as it is, unless only as a bodiless signature or by taking in the context's
+  // own text (C's `if ($C)` became `if ($C);`, an if with an empty body).
+  if (chosen?.exact && !grammar.headerKinds?.includes(chosen.compiled.selector)) return undefined;
+  const text = `${trimmed}${grammar.body.replace(BODY_VAR, `$$$$$$${body}`)}`;
+  // In C, C++ and Java `{ $$$BODY }` is a block missing a `;` (an ERROR around the metavariable, or a MISSING `;`):
+  // ast-grep matches it as a block of any statements, so that break alone is let pass.
+  const lone = `${grammar.expando.repeat(3)}${body}`;
+  const done = climb(
+    grammar,
+    text,
+    (node) => node.kind() === ";" || (node.kind() === "ERROR" && node.text().trim() === lone),
+  ).chosen;
+  if (!done || grammar.headerKinds?.includes(done.compiled.selector)) return undefined;
+  return { ...done.compiled, completed: { written: trimmed, body } };
+}
+
 /** One rung's outcome: why it failed, or the node that spans the pattern there (in the expanded context). */
 export interface Chosen {
   readonly compiled: CompiledPattern;
   readonly node: SgNode;
   /** The context as written (with `$`), character for character the text the node's offsets point into. */
   readonly context: string;
+  /** Whether the node spans the pattern exactly (not the context's text around it too: `if (x);`). */
+  readonly exact: boolean;
 }
 
 /**
@@ -57,7 +96,11 @@ export interface Chosen {
  * implausible kind — a bare word read as a label — only when nothing better parses). `problems` says why each
  * rung before the chosen one failed.
  */
-export function climb(grammar: Grammar, trimmed: string): { chosen?: Chosen; problems: string[] } {
+export function climb(
+  grammar: Grammar,
+  trimmed: string,
+  tolerated: (node: SgNode) => boolean = () => false,
+): { chosen?: Chosen; problems: string[] } {
   const problems: string[] = [];
   let fallback: Chosen | undefined;
   for (const rung of grammar.ladder) {
@@ -66,7 +109,7 @@ export function climb(grammar: Grammar, trimmed: string): { chosen?: Chosen; pro
     const offset = rung.context.indexOf(HOLE);
     const expanded = expand(context, grammar.expando);
     const root = parse(grammar.lang, expanded).root();
-    const broken = firstBroken(root);
+    const broken = firstBroken(root, tolerated);
     if (broken) {
       // Quoted from the pattern as written: the expansion is character for character, so the offsets agree.
       problems.push(`as ${article(rung.name)}: ${describeBreak(broken, offset, trimmed.length, context)}`);
@@ -78,7 +121,9 @@ export function climb(grammar: Grammar, trimmed: string): { chosen?: Chosen; pro
       continue;
     }
     const kind = String(node.kind());
-    const chosen = { compiled: build(trimmed, rung.name, context, kind), node, context };
+    const range = node.range();
+    const exact = range.start.index === offset && range.end.index === offset + trimmed.length;
+    const chosen = { compiled: build(trimmed, rung.name, context, kind), node, context, exact };
     if (grammar.implausible?.includes(kind)) {
       fallback ??= chosen;
       problems.push(`as ${article(rung.name)}: it reads as a ${kind}, which a pattern rarely means`);
@@ -114,13 +159,13 @@ function expand(text: string, expando: string): string {
   return text.replace(METAVAR, (m) => m.replaceAll("$", expando));
 }
 
-function firstBroken(node: SgNode): SgNode | undefined {
-  if (node.kind() === "ERROR") return node;
+function firstBroken(node: SgNode, tolerated: (node: SgNode) => boolean): SgNode | undefined {
+  if (node.kind() === "ERROR") return tolerated(node) ? undefined : node;
   const r = node.range();
   // tree-sitter's MISSING nodes are zero-width leaves inserted to complete the tree.
-  if (node.isLeaf() && r.start.index === r.end.index && node.kind() !== "") return node;
+  if (node.isLeaf() && r.start.index === r.end.index && node.kind() !== "" && !tolerated(node)) return node;
   for (const child of node.children()) {
-    const found = firstBroken(child);
+    const found = firstBroken(child, tolerated);
     if (found) return found;
   }
   return undefined;

@@ -5,9 +5,15 @@
 import { statSync } from "node:fs";
 import { totalmem } from "node:os";
 import path from "node:path";
-import { ensureGrammars, GRAMMARS, type Grammar, grammarById, grammarForFile } from "../../grammars/index.js";
+import {
+  BODY_VAR,
+  ensureGrammars,
+  GRAMMARS,
+  type Grammar,
+  grammarById,
+  grammarForFile,
+} from "../../grammars/index.js";
 import { ToolError } from "../errors.js";
-import { commitChanges } from "../files/commit.js";
 import { confine, toPosix } from "../files/paths.js";
 import { plural } from "../files/text.js";
 import type { ProcessTracker } from "../proc/tracker.js";
@@ -17,6 +23,7 @@ import { checkQueryArgs, compileQuery, type Query, type QueryArgs } from "./quer
 import { templateNames } from "./rewrite.js";
 import { type AstMatch, type FileRef, type SearchPlace, searchFiles } from "./search.js";
 import { snippet } from "./snippet.js";
+import { StagedEdits, type StagedFile } from "./staged-edits.js";
 import { MAX_PREVIEW, MAX_REPLACEMENTS } from "./staging.js";
 import { TreeCache } from "./tree-cache.js";
 import { sourceFiles, withinSizeLimit } from "./walk.js";
@@ -26,20 +33,6 @@ export interface ScopeArgs extends QueryArgs {
   language?: string | undefined;
 }
 
-interface StagedFile {
-  readonly file: FileRef;
-  readonly original: string;
-  readonly updated: string;
-  readonly replacements: number;
-}
-
-interface StagedEdit {
-  readonly id: string;
-  readonly files: StagedFile[];
-  readonly replacements: number;
-}
-
-const MAX_APPLIED_LISTED = 20;
 const MAX_OVERLAPS_NAMED = 20;
 
 export interface AstOptions {
@@ -66,18 +59,17 @@ export class AstEngine {
   readonly #workdir: string;
   readonly #processes: ProcessTracker;
   readonly #maxFileBytes: number;
-  readonly #staged = new Map<string, StagedEdit>();
+  readonly #edits: StagedEdits;
   readonly #pool: SearchPool;
   readonly #trees: TreeCache;
   #searches = 0;
-  readonly #ended = new Map<string, string>();
-  #next = 1;
 
   /** `processes`: where a search process for files over a megabyte is started (and ended with the run). */
   constructor(workdir: string, processes: ProcessTracker, options: AstOptions = {}) {
     this.#workdir = workdir;
     this.#processes = processes;
     this.#maxFileBytes = (options.maxFileKB ?? 1024) * 1024;
+    this.#edits = new StagedEdits(workdir);
     if (!Number.isFinite(this.#maxFileBytes) || this.#maxFileBytes <= 0)
       throw new TypeError(`ast.maxFileKB must be a number of kilobytes > 0, got ${options.maxFileKB}`);
     const mb = options.treeCacheMB ?? Math.min(512, Math.floor(totalmem() / 16 / 2 ** 20));
@@ -90,7 +82,10 @@ export class AstEngine {
     ensureGrammars();
   }
 
-  async #scope(args: ScopeArgs): Promise<{
+  async #scope(
+    args: ScopeArgs,
+    body = "_",
+  ): Promise<{
     grammar: Grammar;
     files: FileRef[];
     where: string;
@@ -146,7 +141,7 @@ export class AstEngine {
         .filter((f) => grammar.extensions.includes(path.extname(f).toLowerCase()))
         .map((abs) => ({ abs, rel: this.#rel(abs) }));
     }
-    const query = compileQuery(grammar, args);
+    const query = compileQuery(grammar, args, body);
     const { kept, skipped } = withinSizeLimit(files, this.#maxFileBytes);
     if (kept.length === 0 && skipped) throw new ToolError(`Nothing was searched: ${skipped}`);
     return { grammar, files: kept, where: target.rel, query, skipped };
@@ -223,16 +218,11 @@ export class AstEngine {
   }
 
   async stage(args: ScopeArgs & { rewrite: string }, signal: AbortSignal) {
-    const { grammar, files, where, query, skipped } = await this.#scope(args);
-    const bound = new Set([...query.matcher.singles, ...query.matcher.multiples]);
-    const unknown = templateNames(args.rewrite).filter((n) => !bound.has(n));
-    if (unknown.length) {
-      throw new ToolError(
-        `\`rewrite\` uses ${unknown.map((n) => `$${n}`).join(", ")}, which the pattern does not bind (it binds ${[...bound].map((n) => `$${n}`).join(", ") || "nothing"}). Nothing was staged.`,
-      );
-    }
+    const { grammar, files, where, query, skipped } = await this.#scope(args, bodyName(args));
+    const rewrite = withCarriedBody(grammar, query, args.rewrite);
+    checkTemplate(rewrite, query);
     const outcome = await searchFiles(files, grammar, query.matcher, signal, this.#nextSearch(), {
-      rewrite: args.rewrite,
+      rewrite,
     });
     const count = outcome.files.reduce((n, f) => n + f.total, 0);
     if (count > MAX_REPLACEMENTS)
@@ -255,7 +245,7 @@ export class AstEngine {
     const nestedCount = outcome.files.reduce((n, f) => n + (f.nested?.count ?? 0), 0);
     const overlaps = outcome.files.flatMap((f) => f.nested?.named ?? []).slice(0, MAX_OVERLAPS_NAMED);
     const replacements = staged.reduce((n, f) => n + f.replacements, 0);
-    const how = query.how;
+    const how = `${query.how}${rewrite === args.rewrite ? "" : `; the rewrite read as \`${rewrite.replace(/\n/g, " ⏎ ")}\` (the body carried over unchanged)`}`;
 
     if (replacements === 0) {
       return {
@@ -264,8 +254,7 @@ export class AstEngine {
         structured: { edit_id: null, replacements: 0, files: [], overlaps },
       };
     }
-    const id = `edit_${this.#next++}`;
-    this.#staged.set(id, { id, files: staged, replacements });
+    const id = this.#edits.add(staged, replacements);
     const shownPreview = preview.slice(0, MAX_PREVIEW);
     const lines = [
       `(proposed) ${plural(replacements, "replacement")} in ${plural(staged.length, "file")} — nothing is written yet; call resolve with edit_id "${id}" and action "accept" (or "discard"). ${how[0]!.toUpperCase()}${how.slice(1)}.`,
@@ -292,61 +281,19 @@ export class AstEngine {
     };
   }
 
+  /** What resolve would refuse, found before any approval: an edit_id not staged, a file changed since. */
+  async checkResolve(args: { edit_id: string; action: "accept" | "discard" }): Promise<void> {
+    await this.#edits.check(args);
+  }
+
   async resolve(args: { edit_id: string; action: "accept" | "discard" }) {
-    const edit = this.#staged.get(args.edit_id);
-    if (!edit) {
-      const ended = this.#ended.get(args.edit_id);
-      if (ended)
-        throw new ToolError(`${args.edit_id} was already ${ended}; there is nothing left to resolve.`);
-      const pending = [...this.#staged.keys()];
-      throw new ToolError(
-        `There is no staged edit "${args.edit_id}". Staged now: ${pending.length ? pending.join(", ") : "none (ast_edit stages one)"}.`,
-      );
-    }
-    this.#staged.delete(edit.id);
-    const summary = `${plural(edit.replacements, "replacement")} in ${plural(edit.files.length, "file")}`;
-    if (args.action === "discard") {
-      this.#ended.set(edit.id, "discarded");
-      return {
-        text: `Discarded ${edit.id} (${summary}); nothing was written.`,
-        structured: { edit_id: edit.id, action: "discard" as const, files: [] },
-        written: [],
-      };
-    }
-    const targets = await Promise.all(
-      edit.files.map(async (f) => ({ f, target: await confine(this.#workdir, f.file.rel) })),
-    );
-    try {
-      await commitChanges("resolve", {
-        writes: targets.map(({ f, target }) => ({ target, content: f.updated })),
-        deletes: [],
-        plannedFrom: new Map(targets.map(({ f, target }) => [target.real, f.original])),
-      });
-    } catch (error) {
-      this.#ended.set(edit.id, "rejected");
-      if (error instanceof ToolError)
-        throw new ToolError(
-          `${error.message} ${edit.id} is dropped: run ast_edit again to stage a fresh one.`,
-        );
-      throw error;
-    }
-    this.#ended.set(edit.id, "accepted");
-    // The files are listed up to a point: the structured result has them all.
-    const rows = edit.files
-      .slice(0, MAX_APPLIED_LISTED)
-      .map((f) => `  ${f.file.rel} (${plural(f.replacements, "replacement")})`);
-    const more = edit.files.length - rows.length;
-    if (more > 0)
-      rows.push(`  … and ${plural(more, "more file")} (showing ${rows.length} of ${edit.files.length})`);
-    return {
-      text: `Applied ${edit.id}: ${summary}.\n${rows.join("\n")}`,
-      structured: {
-        edit_id: edit.id,
-        action: "accept" as const,
-        files: edit.files.map((f) => ({ path: f.file.rel, replacements: f.replacements })),
-      },
-      written: edit.files.map((f) => f.file.rel),
-    };
+    return this.#edits.resolve(args);
+  }
+
+  /** What ast_edit would refuse before searching: the scope, the query, a template naming what it does not bind. */
+  async checkStage(args: ScopeArgs & { rewrite: string }): Promise<void> {
+    const { grammar, query } = await this.#scope(args, bodyName(args));
+    checkTemplate(withCarriedBody(grammar, query, args.rewrite), query);
   }
 
   /** Where the next search runs, numbered for the tree caches. */
@@ -356,7 +303,7 @@ export class AstEngine {
 
   /** Ends the search workers and drops the kept trees; staged edits die with the run. */
   async dispose(): Promise<void> {
-    this.#staged.clear();
+    this.#edits.clear();
     this.#trees.clear();
     await this.#pool.dispose();
   }
@@ -395,4 +342,33 @@ function captureLine(m: AstMatch): string {
   const entries = Object.entries(m.captures);
   if (entries.length === 0) return "";
   return `\n      ${entries.map(([k, v]) => `$${k} = ${v.length > 80 ? `${v.slice(0, 80)}…` : v.replace(/\n/g, " ⏎ ")}`).join("; ")}`;
+}
+
+/** A rewrite may only use the metavariables its pattern binds. */
+function checkTemplate(rewrite: string, query: Query): void {
+  const bound = new Set([...query.matcher.singles, ...query.matcher.multiples]);
+  const unknown = templateNames(rewrite).filter((n) => !bound.has(n));
+  if (unknown.length)
+    throw new ToolError(
+      `\`rewrite\` uses ${unknown.map((n) => `$${n}`).join(", ")}, which the pattern does not bind (it binds ${[...bound].map((n) => `$${n}`).join(", ") || "nothing"}). Nothing was staged.`,
+    );
+}
+
+/** A name for a completed header's body that neither the pattern nor the rewrite uses. */
+function bodyName(args: { pattern?: string | undefined; rewrite: string }): string {
+  const used = `${args.pattern ?? ""} ${args.rewrite}`;
+  let name = "BODY";
+  for (let n = 2; new RegExp(`\\$${name}\\b`).test(used); n++) name = `BODY${n}`;
+  return name;
+}
+
+/**
+ * A rewrite of a header whose pattern was completed (`def $F($$$A):` → `async def $F($$$A):`) gets the same body
+ * after it, so the body is carried over unchanged; a rewrite that names the body itself is left as written.
+ */
+function withCarriedBody(grammar: Grammar, query: Query, rewrite: string): string {
+  const body = query.completed?.body;
+  if (!body || body === "_" || templateNames(rewrite).includes(body)) return rewrite;
+  const completion = grammar.rewriteBody ?? grammar.body ?? "";
+  return `${rewrite.trimEnd()}${completion.replace(BODY_VAR, `$$$$$$${body}`)}`;
 }

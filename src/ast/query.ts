@@ -16,6 +16,8 @@ export interface Query {
   readonly selector: string;
   /** How the query was read, for the answer: "the pattern parsed as an expression (call_expression)". */
   readonly how: string;
+  /** A pattern that was a header without its body, completed: the body's metavariable. */
+  readonly completed?: { readonly written: string; readonly body: string };
 }
 
 /** Which of pattern and rule is given, and the rule's shape: checked before anything runs or is asked. */
@@ -33,22 +35,25 @@ export function checkQueryArgs(args: QueryArgs): void {
   checkRuleShape(args);
 }
 
-export function compileQuery(grammar: Grammar, args: QueryArgs): Query {
+/** `body`: what a completed header's body binds (`_`: nothing; a name, for a rewrite to carry it over). */
+export function compileQuery(grammar: Grammar, args: QueryArgs, body = "_"): Query {
   checkQueryArgs(args);
   if (args.pattern !== undefined && args.constraints === undefined) {
-    const compiled = compilePattern(grammar, args.pattern);
+    const compiled = compilePattern(grammar, args.pattern, body);
     return {
       matcher: compiled,
       rung: compiled.rung,
       selector: compiled.selector,
       how: `the pattern parsed as ${describeRung(compiled)}`,
+      ...(compiled.completed ? { completed: compiled.completed } : {}),
     };
   }
   // A pattern with constraints is the rule { pattern }: constraints need ast-grep's rule form.
   const rule: RuleObject = args.rule ?? { pattern: args.pattern };
   const compiled = compileRule(grammar, { ...args, rule });
   const read = compiled.patterns.map(
-    (p) => `${p.path} \`${p.compiled.pattern}\` as ${describeRung(p.compiled)}`,
+    (p) =>
+      `${p.path} \`${p.compiled.completed?.written ?? p.compiled.pattern}\` as ${describeRung(p.compiled)}`,
   );
   return {
     matcher: {
@@ -64,5 +69,8 @@ export function compileQuery(grammar: Grammar, args: QueryArgs): Query {
 }
 
 export function describeRung(c: CompiledPattern): string {
-  return `${article(c.rung)} (${c.selector})`;
+  const read = c.completed
+    ? `, read as \`${c.pattern.replace(/\n/g, " ⏎ ")}\` (its body left to match anything)`
+    : "";
+  return `${article(c.rung)} (${c.selector})${read}`;
 }

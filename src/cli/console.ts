@@ -16,7 +16,7 @@ const HELP = `commands:
   schema <tool>              show a tool's description and input schema
   <tool> {json}              call a tool with JSON arguments
   <tool> key=value ...       call with key=value pairs (values parsed as JSON when they are, else text),
-                             quoted as in a shell: key='two words' key="a "b"" (no $ expansion);
+                             quoted as in a shell: key='two words' key="say \\"hi\\"" (no $ expansion);
                              key=<< reads a multi-line value until a line with a single "."
                              e.g. lsp action=definition file=ts/src/main.ts line=4 symbol=stock.add
   surface <full|plan|readonly>  relink on another surface

@@ -70,24 +70,20 @@ export const TOUR_STEPS: readonly TourStep[] = [
         { choices: [1] },
       );
       t.out(
-        "A patch whose second file does not match changes nothing — not even the first file, whose hunk did match:",
+        "A patch whose second file does not match is refused before the person is asked, and changes nothing — not even the first file, whose hunk did match:",
       );
-      await t.full(
-        "apply_patch",
-        {
-          patch: [
-            "*** Begin Patch",
-            "*** Update File: go/stock.go",
-            "-	s.counts[sku] -= count",
-            "+	s.counts[sku] = s.counts[sku] - count",
-            "*** Update File: go/main.go",
-            '-	fmt.Println("total", stock.ValueCents())',
-            '+	fmt.Println("sum", stock.ValueCents())',
-            "*** End Patch",
-          ].join("\n"),
-        },
-        { choices: [1] },
-      );
+      await t.full("apply_patch", {
+        patch: [
+          "*** Begin Patch",
+          "*** Update File: go/stock.go",
+          "-	s.counts[sku] -= count",
+          "+	s.counts[sku] = s.counts[sku] - count",
+          "*** Update File: go/main.go",
+          '-	fmt.Println("total", stock.ValueCents())',
+          '+	fmt.Println("sum", stock.ValueCents())',
+          "*** End Patch",
+        ].join("\n"),
+      });
       await t.full("read", { path: "go/stock.go", offset: 28, limit: 2 });
       t.out("The person can say no:");
       await t.full(

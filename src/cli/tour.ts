@@ -55,11 +55,10 @@ export async function runTour(out: (line: string) => void = (line) => console.lo
     ) => {
       script.push(...answers);
       out(renderCall(surface, name, args));
-      out(
-        renderResult(
-          (await client.callTool({ name, arguments: args })) as Parameters<typeof renderResult>[0],
-        ),
-      );
+      const result = await client.callTool({ name, arguments: args });
+      // Answers for cards the call did not raise are not left for the next call's cards.
+      script.length = 0;
+      out(renderResult(result as Parameters<typeof renderResult>[0]));
     };
 
     const tour: Tour = {

@@ -16,18 +16,26 @@ export interface ChangeSet {
   readonly plannedFrom?: ReadonlyMap<string, string | undefined>;
 }
 
-export async function commitChanges(tool: string, changes: ChangeSet): Promise<void> {
+/** The first file (relative) of a change set that no longer holds what the change was planned from. */
+export async function changedSince(changes: ChangeSet): Promise<string | undefined> {
   for (const [real, before] of changes.plannedFrom ?? []) {
     const now = await readFile(real, "utf8").catch(() => undefined);
     if (now !== before) {
       const target = [...changes.writes.map((w) => w.target), ...changes.deletes].find(
         (t) => t.real === real,
       );
-      throw new ToolError(
-        `${tool}: ${target?.rel ?? real} changed on disk after the change was computed, so none of it was applied. Nothing was changed; try again.`,
-      );
+      return target?.rel ?? real;
     }
   }
+  return undefined;
+}
+
+export async function commitChanges(tool: string, changes: ChangeSet): Promise<void> {
+  const changed = await changedSince(changes);
+  if (changed)
+    throw new ToolError(
+      `${tool}: ${changed} changed on disk after the change was computed, so none of it was applied. Nothing was changed; try again.`,
+    );
   const staged: (StagedFile & { target: ConfinedPath })[] = [];
   const cleanup = async () => {
     for (const s of staged) await rm(s.temp, { force: true });

@@ -6,8 +6,8 @@ import { readFileSync, statSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { ToolError } from "../errors.js";
 import { writeAtomic } from "./atomic.js";
-import { applyPatch, type PatchResult } from "./patch/apply.js";
-import { confine } from "./paths.js";
+import { applyPatch, checkPatch, type PatchResult } from "./patch/apply.js";
+import { type ConfinedPath, confine } from "./paths.js";
 import { lineOfOffset, looksBinary, normalize, plural, restore, shapeOf, splitLines } from "./text.js";
 
 const DEFAULT_LIMIT = 2000;
@@ -20,6 +20,13 @@ const MAX_READ_BYTES = 50 * 1024 * 1024;
 import type { EditResult, ReadResult, WriteResult } from "./schema.js";
 
 export type { EditResult, ReadResult, WriteResult };
+
+interface EditArgs {
+  path: string;
+  old_string: string;
+  new_string: string;
+  replace_all?: boolean | undefined;
+}
 
 export class FileStore {
   constructor(readonly workdir: string) {}
@@ -97,20 +104,29 @@ export class FileStore {
     };
   }
 
+  /** What write would refuse, found without writing: a path outside the workdir, a directory. */
+  async checkWrite(args: { path: string }): Promise<void> {
+    await this.#writeTarget(args.path);
+  }
+
+  async #writeTarget(file: string): Promise<{ target: ConfinedPath; before: string | undefined }> {
+    const target = await confine(this.workdir, file);
+    try {
+      const info = await stat(target.real);
+      if (info.isDirectory()) throw new ToolError(`${target.rel} is a directory; give a file path to write.`);
+      return { target, before: await readFile(target.real, "utf8") };
+    } catch (error) {
+      if (error instanceof ToolError) throw error;
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      return { target, before: undefined };
+    }
+  }
+
   async write(args: {
     path: string;
     content: string;
   }): Promise<{ text: string; result: WriteResult; written: string[] }> {
-    const target = await confine(this.workdir, args.path);
-    let before: string | undefined;
-    try {
-      const info = await stat(target.real);
-      if (info.isDirectory()) throw new ToolError(`${target.rel} is a directory; give a file path to write.`);
-      before = await readFile(target.real, "utf8");
-    } catch (error) {
-      if (error instanceof ToolError) throw error;
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    }
+    const { target, before } = await this.#writeTarget(args.path);
     const lines = splitLines(args.content).length;
     const bytes = Buffer.byteLength(args.content);
     if (before === args.content) {
@@ -129,12 +145,22 @@ export class FileStore {
     };
   }
 
-  async edit(args: {
-    path: string;
-    old_string: string;
-    new_string: string;
-    replace_all?: boolean | undefined;
-  }): Promise<{ text: string; result: EditResult; written: string[] }> {
+  /** What edit would refuse, found without writing: the file, and `old_string` in it once (or replace_all). */
+  async checkEdit(args: EditArgs): Promise<void> {
+    await this.#planEdit(args);
+  }
+
+  async edit(args: EditArgs): Promise<{ text: string; result: EditResult; written: string[] }> {
+    const { target, updated, offsets, lines } = await this.#planEdit(args);
+    await writeAtomic(target.real, updated);
+    return {
+      text: `Edited ${target.rel}: ${plural(offsets.length, "replacement")} at line${lines.length > 1 ? "s" : ""} ${lines.join(", ")}.`,
+      result: { path: target.rel, replacements: offsets.length, lines },
+      written: [target.rel],
+    };
+  }
+
+  async #planEdit(args: EditArgs) {
     const target = await confine(this.workdir, args.path);
     if (statOrThrow(target.real, target.rel).isDirectory())
       throw new ToolError(`\`path\` ${target.rel} is a directory; edit changes a file: give a file's path.`);
@@ -161,17 +187,17 @@ export class FileStore {
           "include more surrounding lines to make it unique, or set `replace_all: true`.",
       );
     }
-    const updated = text.split(needle).join(replacement);
-    await writeAtomic(target.real, restore(updated, shape));
-    return {
-      text: `Edited ${target.rel}: ${plural(offsets.length, "replacement")} at line${lines.length > 1 ? "s" : ""} ${lines.join(", ")}.`,
-      result: { path: target.rel, replacements: offsets.length, lines },
-      written: [target.rel],
-    };
+    const updated = restore(text.split(needle).join(replacement), shape);
+    return { target, updated, offsets, lines };
   }
 
   async applyPatch(patch: string): Promise<{ text: string; result: PatchResult; written: string[] }> {
     return applyPatch(this.workdir, patch);
+  }
+
+  /** What apply_patch would refuse, found without writing: the patch parsed and every hunk placed. */
+  async checkPatch(patch: string): Promise<void> {
+    await checkPatch(this.workdir, patch);
   }
 
   async #listDirectory(real: string, rel: string): Promise<{ text: string; result: ReadResult }> {

@@ -3,7 +3,6 @@
  * imports, module declarations), applied with the move all or nothing, then `workspace/didRenameFiles`. A server
  * that proposes nothing, or cannot, is named — a move never reads as "imports updated" when they were not.
  */
-import { existsSync, statSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import picomatch from "picomatch";
 import type {
@@ -13,10 +12,10 @@ import type {
   WorkspaceEdit,
 } from "vscode-languageserver-protocol";
 import { ToolError } from "../errors.js";
-import { confine, confineExisting } from "../files/paths.js";
 import { plural } from "../files/text.js";
 import { visibleLine } from "../files/visible.js";
 import type { LspClient, OpenDocument } from "./client.js";
+import { movePaths } from "./rename-check.js";
 import type { RenameAnswer } from "./schema.js";
 import { type LspBase, warmedUp } from "./target.js";
 import { applyWorkspaceEdit } from "./workspace-edit.js";
@@ -34,16 +33,7 @@ export async function renameFile(
   newPath: string,
   signal: AbortSignal,
 ): Promise<RenameAnswer> {
-  const from = await confineExisting(base.workdir, file, "file");
-  if (!statSync(from.real).isFile())
-    throw new ToolError(
-      `\`file\` ${from.rel} is a folder; lsp_rename moves one file at a time. Nothing was moved.`,
-    );
-  const to = await confine(base.workdir, newPath, "new_path");
-  if (to.real === from.real)
-    throw new ToolError(`\`new_path\` is where ${from.rel} already is; nothing to move.`);
-  if (existsSync(to.real))
-    throw new ToolError(`\`new_path\` ${to.rel} exists; lsp_rename does not overwrite. Nothing was moved.`);
+  const { from, to } = await movePaths(base.workdir, file, newPath);
   const files = [{ oldUri: pathToFileURL(from.real).href, newUri: pathToFileURL(to.real).href }];
   const clients = await serversFor(base, from);
   const proposals = await Promise.all(

@@ -2,8 +2,7 @@
 import type { WorkspaceEdit } from "vscode-languageserver-protocol";
 import { ToolError } from "../errors.js";
 import { plural } from "../files/text.js";
-import { visibleLine } from "../files/visible.js";
-import { identifierProblem } from "./identifiers.js";
+import { checkNewName } from "./rename-check.js";
 import type { RenameAnswer } from "./schema.js";
 import { fileUri, type LspBase, requireCapability, type Target } from "./target.js";
 import { applyWorkspaceEdit } from "./workspace-edit.js";
@@ -16,14 +15,7 @@ export async function rename(
   signal: AbortSignal,
 ): Promise<RenameAnswer> {
   requireCapability(t.client, "rename");
-  const problem = identifierProblem(newName, t.languageId);
-  if (problem) {
-    // Quoted as the model can read it back: clipped, and nothing invisible left invisible.
-    const shown = newName.length > 60 ? `${newName.slice(0, 60)}…` : newName;
-    throw new ToolError(`\`new_name\` "${visibleLine(shown)}" ${problem}; nothing was changed.`);
-  }
-  if (newName === t.target.identifier)
-    throw new ToolError(`\`new_name\` is the current name \`${newName}\`; nothing to rename.`);
+  checkNewName(newName, t.languageId, t.target.identifier);
   const textDocument = { uri: fileUri(t.file) };
   const timeout = base.supervisor.timeouts.requestMs;
   const server = t.client.spec.name;

@@ -14,6 +14,7 @@ import { DiagnosticsJournal } from "./journal.js";
 import { type HierarchyOptions, navigate } from "./navigation.js";
 import { OutsideChanges } from "./outside-changes.js";
 import { rename } from "./rename.js";
+import { checkRename, type RenameArgs } from "./rename-check.js";
 import type { AfterWriteDiagnostics, LspAnswer, NavigationAction, RenameAnswer } from "./schema.js";
 import type { LspSupervisor } from "./supervisor.js";
 import { symbols } from "./symbols.js";
@@ -120,6 +121,11 @@ export class LanguageService implements LspBase {
   ): Promise<RenameAnswer> {
     await this.outside.settled();
     return rename(this, await findTarget(this, file, line, symbol), newName, signal);
+  }
+
+  /** What lsp_rename would refuse, found without a server and before any approval. */
+  async checkRename(args: RenameArgs): Promise<void> {
+    await checkRename(this, args);
   }
 
   /** A file moved with the edits its servers propose (willRenameFiles), all or nothing. */

@@ -22,6 +22,7 @@ export const applyPatchTool = defineTool({
     patch: z.string().min(1).describe("The whole patch text."),
   },
   output: patchOutput,
+  check: (args, ctx) => ctx.use("files").checkPatch(args.patch),
   describeCall: (args) => {
     try {
       const ops = parsePatch(args.patch);

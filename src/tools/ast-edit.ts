@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { checkQueryArgs } from "../ast/query.js";
 import { queryInput, scopeInput } from "../ast/schema.js";
 import { defineTool } from "../registry.js";
 
@@ -30,7 +29,7 @@ export const astEditTool = defineTool({
         "Matches inside another match, left for a second pass: the first 20 (the text counts them all).",
       ),
   },
-  check: checkQueryArgs,
+  check: (args, ctx) => ctx.use("ast").checkStage(args),
   describeCall: (args) =>
     `stage a rewrite of ${args.pattern !== undefined ? `\`${args.pattern}\`` : "the rule's matches"} → \`${args.rewrite}\` in ${args.path ?? "the workdir"} (nothing is written yet)`,
   async run(args, ctx) {

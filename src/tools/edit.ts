@@ -20,6 +20,7 @@ export const editTool = defineTool({
     replace_all: z.boolean().optional().describe("Replace every occurrence. Default false."),
   },
   output: editOutput,
+  check: (args, ctx) => ctx.use("files").checkEdit(args),
   describeCall: (args) => `edit ${args.path}${args.replace_all ? " (every occurrence)" : ""}`,
   async run(args, ctx) {
     const { text, result, written } = await ctx.use("files").edit(args);

@@ -30,20 +30,9 @@ export const lspRenameTool = defineTool({
       .describe("Instead of symbol and new_name: where to move `file`, relative to the workdir."),
   },
   output: renameOutput,
-  check(args) {
-    if (args.new_path !== undefined) {
-      const extra = (["symbol", "new_name", "line"] as const).filter((k) => args[k] !== undefined);
-      if (extra.length)
-        throw new ToolError(
-          `\`new_path\` moves the file; ${extra.map((k) => `\`${k}\``).join(", ")} ${extra.length === 1 ? "is" : "are"} for renaming a symbol. Give one or the other.`,
-        );
-      return;
-    }
-    const missing = (["symbol", "new_name"] as const).filter((k) => args[k] === undefined);
-    if (missing.length)
-      throw new ToolError(
-        `lsp_rename needs \`symbol\` and \`new_name\` (rename a symbol) or \`new_path\` (move the file); missing: ${missing.map((k) => `\`${k}\``).join(", ")}.`,
-      );
+  async check(args, ctx) {
+    checkRenameArgs(args);
+    await ctx.use("lsp").checkRename(args);
   },
   describeCall: (args) =>
     args.new_path !== undefined
@@ -64,3 +53,25 @@ export const lspRenameTool = defineTool({
     }
   },
 });
+
+/** Which arguments go together: a symbol's rename, or a file's move. */
+function checkRenameArgs(args: {
+  symbol?: string | undefined;
+  new_name?: string | undefined;
+  line?: number | undefined;
+  new_path?: string | undefined;
+}): void {
+  if (args.new_path !== undefined) {
+    const extra = (["symbol", "new_name", "line"] as const).filter((k) => args[k] !== undefined);
+    if (extra.length)
+      throw new ToolError(
+        `\`new_path\` moves the file; ${extra.map((k) => `\`${k}\``).join(", ")} ${extra.length === 1 ? "is" : "are"} for renaming a symbol. Give one or the other.`,
+      );
+    return;
+  }
+  const missing = (["symbol", "new_name"] as const).filter((k) => args[k] === undefined);
+  if (missing.length)
+    throw new ToolError(
+      `lsp_rename needs \`symbol\` and \`new_name\` (rename a symbol) or \`new_path\` (move the file); missing: ${missing.map((k) => `\`${k}\``).join(", ")}.`,
+    );
+}

@@ -21,6 +21,7 @@ export const resolveTool = defineTool({
     action: z.enum(["accept", "discard"]),
     files: z.array(z.object({ path: z.string(), replacements: z.number().int() })),
   },
+  check: (args, ctx) => ctx.use("ast").checkResolve(args),
   describeCall: (args) =>
     `${args.action} the staged change ${args.edit_id}${args.action === "accept" ? " (writes the files it changes)" : ""}`,
   async run(args, ctx) {

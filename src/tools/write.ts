@@ -19,6 +19,7 @@ export const writeTool = defineTool({
     content: z.string().describe("The complete new content."),
   },
   output: writeOutput,
+  check: (args, ctx) => ctx.use("files").checkWrite(args),
   describeCall: (args) => `write ${args.path} (${plural(splitLines(args.content).length, "line")})`,
   async run(args, ctx) {
     const { text, result, written } = await ctx.use("files").write(args);

@@ -40,6 +40,11 @@ export async function applyPatch(
   };
 }
 
+/** The patch parsed and planned as applyPatch would, nothing written: its refusal, if any, before any approval. */
+export async function checkPatch(workdir: string, patch: string): Promise<void> {
+  await planPatch(workdir, parsePatch(patch));
+}
+
 async function planPatch(workdir: string, ops: FileOp[]): Promise<Planned> {
   const plan: Planned = { writes: [], deletes: [], report: [], plannedFrom: new Map() };
   const touched = new Map<string, string>();

@@ -1,0 +1,122 @@
+/**
+ * The rewrites ast_edit staged, by edit_id, until resolve accepts (all files at once, or none) or discards them;
+ * and what became of the ones resolved, so a second resolve says so.
+ */
+import { ToolError } from "../errors.js";
+import { type ChangeSet, changedSince, commitChanges } from "../files/commit.js";
+import { confine } from "../files/paths.js";
+import { plural } from "../files/text.js";
+import type { FileRef } from "./search.js";
+
+export interface StagedFile {
+  readonly file: FileRef;
+  readonly original: string;
+  readonly updated: string;
+  readonly replacements: number;
+}
+
+interface StagedEdit {
+  readonly id: string;
+  readonly files: StagedFile[];
+  readonly replacements: number;
+}
+
+interface ResolveArgs {
+  edit_id: string;
+  action: "accept" | "discard";
+}
+
+const MAX_APPLIED_LISTED = 20;
+
+export class StagedEdits {
+  readonly #staged = new Map<string, StagedEdit>();
+  readonly #ended = new Map<string, string>();
+  #next = 1;
+
+  constructor(readonly workdir: string) {}
+
+  /** Keeps a staged rewrite; returns its edit_id. */
+  add(files: StagedFile[], replacements: number): string {
+    const id = `edit_${this.#next++}`;
+    this.#staged.set(id, { id, files, replacements });
+    return id;
+  }
+
+  /** What resolve would refuse, nothing changed: an unknown or ended edit_id, or (to accept) a file changed since. */
+  async check(args: ResolveArgs): Promise<void> {
+    const edit = this.#find(args.edit_id);
+    if (args.action !== "accept") return;
+    const changed = await changedSince(await this.#changes(edit));
+    if (changed)
+      throw new ToolError(
+        `${changed} changed on disk after ${edit.id} was staged, so accepting it would undo that change. Nothing was changed: run ast_edit again to stage a fresh edit, or discard ${edit.id}.`,
+      );
+  }
+
+  async resolve(args: ResolveArgs) {
+    const edit = this.#find(args.edit_id);
+    this.#staged.delete(edit.id);
+    const summary = `${plural(edit.replacements, "replacement")} in ${plural(edit.files.length, "file")}`;
+    if (args.action === "discard") {
+      this.#ended.set(edit.id, "discarded");
+      return {
+        text: `Discarded ${edit.id} (${summary}); nothing was written.`,
+        structured: { edit_id: edit.id, action: "discard" as const, files: [] },
+        written: [],
+      };
+    }
+    try {
+      await commitChanges("resolve", await this.#changes(edit));
+    } catch (error) {
+      this.#ended.set(edit.id, "rejected");
+      if (error instanceof ToolError)
+        throw new ToolError(
+          `${error.message} ${edit.id} is dropped: run ast_edit again to stage a fresh one.`,
+        );
+      throw error;
+    }
+    this.#ended.set(edit.id, "accepted");
+    // The files are listed up to a point: the structured result has them all.
+    const rows = edit.files
+      .slice(0, MAX_APPLIED_LISTED)
+      .map((f) => `  ${f.file.rel} (${plural(f.replacements, "replacement")})`);
+    const more = edit.files.length - rows.length;
+    if (more > 0)
+      rows.push(`  … and ${plural(more, "more file")} (showing ${rows.length} of ${edit.files.length})`);
+    return {
+      text: `Applied ${edit.id}: ${summary}.\n${rows.join("\n")}`,
+      structured: {
+        edit_id: edit.id,
+        action: "accept" as const,
+        files: edit.files.map((f) => ({ path: f.file.rel, replacements: f.replacements })),
+      },
+      written: edit.files.map((f) => f.file.rel),
+    };
+  }
+
+  clear(): void {
+    this.#staged.clear();
+  }
+
+  #find(id: string): StagedEdit {
+    const edit = this.#staged.get(id);
+    if (edit) return edit;
+    const ended = this.#ended.get(id);
+    if (ended) throw new ToolError(`${id} was already ${ended}; there is nothing left to resolve.`);
+    const pending = [...this.#staged.keys()];
+    throw new ToolError(
+      `There is no staged edit "${id}". Staged now: ${pending.length ? pending.join(", ") : "none (ast_edit stages one)"}.`,
+    );
+  }
+
+  async #changes(edit: StagedEdit): Promise<ChangeSet> {
+    const targets = await Promise.all(
+      edit.files.map(async (f) => ({ f, target: await confine(this.workdir, f.file.rel) })),
+    );
+    return {
+      writes: targets.map(({ f, target }) => ({ target, content: f.updated })),
+      deletes: [],
+      plannedFrom: new Map(targets.map(({ f, target }) => [target.real, f.original])),
+    };
+  }
+}
