@@ -238,6 +238,24 @@ describe("the approval gate on the full surface", () => {
     for (const hidden of ["\u001b", "\u202E", "\u200B"]) expect(renderCard(cards[0]!)).not.toContain(hidden);
   });
 
+  it("a permission card names its tier with the right article: a write-tier tool, an exec-tier tool", async () => {
+    const workdir = await workdirWith({ "pyproject.toml": "[project]\n", "a.py": "print(1)\n" });
+    const port = new ProgrammaticQuestionPort();
+    const cards: QuestionCard[] = [];
+    port.onQuestion((q) => {
+      cards.push(q.card);
+      q.answer({ choices: [3] });
+    });
+    const run = track(await createRun({ workdir, conversationId: "c", questions: port }));
+    const client = await run.link({ surface: "full" });
+    await call(client, "write", { path: "b.txt", content: "x" });
+    await call(client, "debug", { operation: "launch", program: "a.py" });
+    expect(cards.map((c) => c.context)).toEqual([
+      "Write a file is a write-tier tool, called by the model on the full surface.",
+      expect.stringMatching(/^.* is an exec-tier tool, called by the model on the full surface\.$/),
+    ]);
+  });
+
   it("read-tier calls never ask", async () => {
     const workdir = await workdirWith({ "a.txt": "a\n" });
     let asked = 0;
