@@ -112,6 +112,10 @@ describe("runbound console", () => {
       "3",
       "write path='my notes.txt' content='two words, \"quoted\"'",
       "1",
+      // The line of the report: its description became "'print" and a card was shown for a call then refused.
+      "eval code='print(40+2)' description='print the sum of two small numbers'",
+      "1",
+      "eval code='print(1)' description=sum",
       "surface plan",
       "write path=c.txt content=x",
       "exit",
@@ -130,6 +134,13 @@ describe("runbound console", () => {
     expect(await readFile(path.join(workdir, "a.txt"), "utf8")).toBe("alpha\n");
     // Quoted as in a shell: the value keeps its spaces and its inner quotes.
     expect(await readFile(path.join(workdir, "my notes.txt"), "utf8")).toBe('two words, "quoted"');
+    expect(out).toContain(
+      'Allow eval to run python code (1 line): print(40+2) — described as "print the sum of two small numbers"?',
+    );
+    expect(out).toMatch(/\n {4}42\n/);
+    // A call its own rules refuse raises no card: the next card-free line answers at once.
+    expect(out).toContain("`description` has 1 word; give 5-10 words");
+    expect(out.match(/── permission p\d+ · console ──/g)).toHaveLength(4);
   });
 });
 
