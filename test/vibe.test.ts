@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { commandBackend, createRun } from "../src/index.js";
 import { descendantsOf, isAlive } from "../src/proc/tree.js";
+import { preview } from "../src/vibe/answers.js";
 import { call, textOf, track, treeOf, workdirWith } from "./helpers.js";
 
 // fast: answers at once with what it was asked; good: works "forever" (a child sleep keeps it busy).
@@ -20,6 +21,15 @@ async function vibeRun(maxWorkers = 4) {
   const client = await run.link({ surface: "plan" });
   return { run, vibe: (name: string, args: Record<string, unknown> = {}) => call(client, name, args) };
 }
+
+describe("a worker's result in vibe_list", () => {
+  it("is one line, cut at 300 characters saying how much was left out", () => {
+    expect(preview("done:\n  all   good")).toBe("done: all good");
+    expect(preview("x".repeat(1500))).toBe(
+      `${"x".repeat(300)}… (+1,200 characters; vibe_wait gives it whole)`,
+    );
+  });
+});
 
 describe("vibe workers", () => {
   it("are registered only in vibe mode, as tier read (a plan surface sees them)", async () => {

@@ -3,11 +3,12 @@ import type { WorkerView } from "./schema.js";
 
 const RESULT_PREVIEW = 300;
 
-/** A worker's result on one line, trimmed. */
+/** A worker's result on one line, cut at the preview's length with how much was left out. */
 export function preview(result: string | undefined): string {
   if (!result) return "";
   const one = result.trim().replace(/\s+/g, " ");
-  return one.length > RESULT_PREVIEW ? `${one.slice(0, RESULT_PREVIEW)}…` : one;
+  if (one.length <= RESULT_PREVIEW) return one;
+  return `${one.slice(0, RESULT_PREVIEW)}… (+${(one.length - RESULT_PREVIEW).toLocaleString("en-US")} characters; vibe_wait gives it whole)`;
 }
 
 export function workerLine(w: WorkerView): string {
