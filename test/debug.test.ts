@@ -248,11 +248,11 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
     }
   });
 
-  it("a stop on a very long line shows it clipped to a snippet, not the whole line", async () => {
+  it("a stop on a very long line shows it clipped to a snippet; a long local's value says how much was cut", async () => {
     const long = `total = ${Array.from({ length: 200 }, (_, i) => i).join(" + ")}`;
     const workdir = await workdirWith({
       "pyproject.toml": '[project]\nname = "long"\n',
-      "long.py": `x = 1\n${long}\nprint(total)\n`,
+      "long.py": `x = "a" * 100\n${long}\nprint(total)\n`,
     });
     const run = track(await createRun({ workdir, conversationId: "long", approver: "always", lsp: false }));
     const client = await run.link({ surface: "full" });
@@ -263,6 +263,7 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
     expect(source?.line).toBe(2);
     expect(source?.source).toBe(`${long.slice(0, 100)}…`);
     expect(textOf(stop)).toContain(`\n  2  ${long.slice(0, 100)}…\n`);
+    expect(textOf(stop)).toContain(`x = '${"a".repeat(59)}… (+42 characters)`);
     await call(client, "debug", { operation: "terminate" });
   });
 

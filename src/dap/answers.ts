@@ -358,7 +358,7 @@ function loggedLines(report: StopReport): string[] {
   const last = total > shown.length ? ` (the last ${shown.length})` : "";
   return [
     `Logpoints printed ${total === 1 ? "1 line" : `${total} lines`} since the last answer${last}:`,
-    ...shown.map((line) => `  ${line.length > 200 ? `${line.slice(0, 200)}…` : line}`),
+    ...shown.map((line) => `  ${cut(line, 200)}`),
   ];
 }
 
@@ -388,12 +388,17 @@ function describeState(report: StopReport): string {
       `Frames: ${report.frames.map((f) => `#${f.id} ${f.name}${f.line ? `:${f.line}` : ""}`).join(" ← ")}`,
     );
   if (report.locals?.length)
-    lines.push(
-      `Locals: ${report.locals.map((v) => `${v.name} = ${v.value.length > 60 ? `${v.value.slice(0, 60)}…` : v.value}`).join("; ")}`,
-    );
+    lines.push(`Locals: ${report.locals.map((v) => `${v.name} = ${cut(v.value, 60)}`).join("; ")}`);
   if (report.watches?.length)
     lines.push(`Watch: ${report.watches.map((w) => `${w.expression} = ${w.value}`).join("; ")}`);
   if (report.unavailable?.length)
     lines.push(`Not available at this stop: ${report.unavailable.join("; ")}. status asks again.`);
   return lines.join("\n");
+}
+
+/** `text` cut at `max` characters, saying how many more there were (evaluate or variables give a value whole). */
+function cut(text: string, max: number): string {
+  return text.length > max
+    ? `${text.slice(0, max)}… (+${(text.length - max).toLocaleString("en-US")} characters)`
+    : text;
 }
