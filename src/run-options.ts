@@ -4,9 +4,9 @@
 import type { ApproverOption } from "./approvals.js";
 import type { AstOptions } from "./ast/engine.js";
 import type { DebugOptions } from "./dap/supervisor.js";
-import type { KernelOptions } from "./kernels/pool.js";
+import type { KernelOptions } from "./kernels/options.js";
 import type { RunLogger } from "./log.js";
-import type { LspOptions } from "./lsp/supervisor.js";
+import type { LspOptions } from "./lsp/options.js";
 import type { ConfineMode, ConfinePolicy } from "./proc/confined.js";
 import type { ContainerOptions } from "./proc/container.js";
 import type { EnvPolicy } from "./proc/environment.js";

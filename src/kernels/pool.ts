@@ -25,33 +25,14 @@ import { cellReply } from "./answers.js";
 import { BRIDGE_PREFIX, type CellOutcome, runCell } from "./cell.js";
 import { pythonForCells } from "./interpreters.js";
 import { outsideRunLogger, withRunLogger } from "./library-console.js";
-import type { KernelLanguage, Sandbox } from "./schema.js";
+import type { KernelOptions } from "./options.js";
+import type { KernelLanguage } from "./schema.js";
 import { JupyterServer } from "./server.js";
 import { leaseSharedServer, type SharedLease } from "./shared-server.js";
 import { KernelSpecs } from "./specs.js";
 
-export type { KernelLanguage, Sandbox } from "./schema.js";
-
-export interface KernelOptions {
-  /** A cell with no output for this long is interrupted. Default 300. */
-  readonly idleSeconds?: number;
-  /** A cell running this long is interrupted, output or not (a loop that prints forever). Default 1800. */
-  readonly maxCellSeconds?: number;
-  /**
-   * A kernel without a cell for this long is shut down and its state dropped; the next cell's answer says so.
-   * Default never (0 / false): a kernel's state is the user's.
-   */
-  readonly stopIdleSeconds?: number | false;
-  /** A cell still running this long after an interrupt loses its kernel (shut down; state lost). Default 10. */
-  readonly interruptGraceSeconds?: number;
-  readonly startTimeoutSeconds?: number;
-  /** Use a Jupyter server the harness runs (its kernelspecs python3 and deno) instead of starting one. */
-  readonly server?: { readonly url: string; readonly token: string };
-  /** Kernels run inside it when it is up as they start; else on the host. */
-  readonly sandbox?: Sandbox;
-}
-
 export type { CellOutcome } from "./cell.js";
+export type { KernelLanguage, Sandbox } from "./schema.js";
 
 /** Whether a harness's server answers its API at all (a kernel lost with its server is said as such). */
 async function serverAnswers(server: { readonly url: string; readonly token: string }): Promise<boolean> {

@@ -14,7 +14,7 @@ import { type Resolved, resolveBinary } from "../proc/binaries.js";
 import type { Place } from "../proc/place.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { tsgoBinary, tsserverPath } from "../setup/npm.js";
-import { catalog, languageOf, type ServerSpec, type TypeScriptServer } from "./catalog.js";
+import { catalog, languageOf, type ServerSpec } from "./catalog.js";
 import { LspClient } from "./client.js";
 import {
   availability,
@@ -24,35 +24,9 @@ import {
   toMakeRoom,
   type UnavailableServer,
 } from "./handle.js";
+import type { LspOptions, LspTimeouts } from "./options.js";
 import { projectCodeAt, untrustedNotes, withoutProjectCode } from "./project-code.js";
 import { WorkspaceTrust } from "./trust.js";
-
-export interface LspTimeouts {
-  /** initialize. Default 30 s. */
-  readonly startMs: number;
-  /** Any other request. Default 15 s. */
-  readonly requestMs: number;
-  /** Waiting for diagnostics of a version. Default 10 s. */
-  readonly diagnosticsMs: number;
-}
-
-export interface LspOptions {
-  readonly typescript?: TypeScriptServer;
-  readonly timeouts?: Partial<LspTimeouts>;
-  /** Replace or add catalog entries (matched by id). */
-  readonly servers?: readonly ServerSpec[];
-  /**
-   * A server not asked anything for this long is stopped, and started again on the next call that needs it
-   * (documents reopened, the diagnostics journal kept). Default 600; 0 or false: never.
-   */
-  readonly idleSeconds?: number | false;
-  /**
-   * Language servers of this run running at once. A start beyond it stops the one least recently used (none with
-   * a request in flight), which starts again when next needed; when every one is busy, the start is refused.
-   * Default: no cap.
-   */
-  readonly maxServers?: number;
-}
 
 const MAX_TIMEOUTS = 3;
 const BACKOFF_MS = [500, 1000, 2000, 5000, 10_000, 30_000];
