@@ -91,7 +91,7 @@ describe("the approval gate on the full surface", () => {
       await refused("apply_patch", {
         patch: "*** Begin Patch\n*** Update File: a.py\n@@\n-def lode():\n+def read():\n*** End Patch",
       }),
-    ).toMatch(/a\.py/);
+    ).toMatch(/^hunk 1 of a\.py does not match the file/);
     expect(await refused("ast_edit", { pattern: "load()", rewrite: "$X()", language: "python" })).toBe(
       "`rewrite` uses $X, which the pattern does not bind (it binds nothing). Nothing was staged.",
     );

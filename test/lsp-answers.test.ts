@@ -34,6 +34,8 @@ describe("snippets and markup, as text", () => {
     expect(snippetOf(lines, 0)).toBe("def merge(jar: Jar, cookies: dict[str, str],) -> Jar:");
     expect(snippetOf(["f(a, ')')", "next"], 0)).toBe("f(a, ')')");
     expect(snippetOf(["  }) {", "x"], 0)).toBe("}) {");
+    // A line already past the width is clipped, not completed (a minified line is not scanned for brackets).
+    expect(snippetOf([`${"x".repeat(150)}(`, "a)"], 0)).toBe(`${"x".repeat(SNIPPET_WIDTH)}…`);
     // An unclosed bracket stops after six lines.
     expect(snippetOf(["call(", ...Array.from({ length: 10 }, (_, i) => `a${i},`)], 0)).toBe(
       "call(a0, a1, a2, a3, a4, a5,",

@@ -14,7 +14,7 @@ import {
   grammarForFile,
 } from "../../grammars/index.js";
 import { ToolError } from "../errors.js";
-import { confine, toPosix } from "../files/paths.js";
+import { type ConfinedPath, confine, toPosix } from "../files/paths.js";
 import { plural } from "../files/text.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { explain } from "./explain.js";
@@ -82,16 +82,8 @@ export class AstEngine {
     ensureGrammars();
   }
 
-  async #scope(
-    args: ScopeArgs,
-    body = "_",
-  ): Promise<{
-    grammar: Grammar;
-    files: FileRef[];
-    where: string;
-    query: Query;
-    skipped: string;
-  }> {
+  /** The grammar and where to search: a file (its language inferred or checked), or a folder with `language`. */
+  async #where(args: ScopeArgs): Promise<{ grammar: Grammar; target: ConfinedPath; isFile: boolean }> {
     checkQueryArgs(args);
     const target = await confine(this.#workdir, args.path ?? ".", "path");
     let info: ReturnType<typeof statSync>;
@@ -108,8 +100,6 @@ export class AstEngine {
         `\`language\` "${args.language}" is not in the grammar bundle; use one of: ${GRAMMARS.map((g) => g.id).join(", ")}.`,
       );
     }
-    let grammar: Grammar;
-    let files: FileRef[];
     if (info.isFile()) {
       const inferred = grammarForFile(target.real);
       if (!inferred && !named) {
@@ -122,25 +112,38 @@ export class AstEngine {
           `\`language\` ${named.id} does not match ${target.rel}, which is ${inferred.id}; drop \`language\` or pass ${inferred.id}.`,
         );
       }
-      grammar = named ?? inferred!;
-      files = [{ abs: target.real, rel: target.rel }];
-    } else {
-      const all = sourceFiles(target.real, (f) => grammarForFile(f) !== undefined);
-      if (!named) {
-        const counts = new Map<string, number>();
-        for (const f of all) counts.set(grammarForFile(f)!.id, (counts.get(grammarForFile(f)!.id) ?? 0) + 1);
-        const present = [...counts]
-          .sort((a, b) => b[1] - a[1])
-          .map(([id, n]) => `${id} (${plural(n, "file")})`);
-        throw new ToolError(
-          `\`language\` is needed to search a folder: ${target.rel === "." ? "the workdir" : target.rel} holds ${present.length ? present.join(", ") : "no source file of a known language"}.`,
-        );
-      }
-      grammar = named;
-      files = all
-        .filter((f) => grammar.extensions.includes(path.extname(f).toLowerCase()))
-        .map((abs) => ({ abs, rel: this.#rel(abs) }));
+      return { grammar: named ?? inferred!, target, isFile: true };
     }
+    if (!named) {
+      const counts = new Map<string, number>();
+      for (const f of sourceFiles(target.real, (f) => grammarForFile(f) !== undefined))
+        counts.set(grammarForFile(f)!.id, (counts.get(grammarForFile(f)!.id) ?? 0) + 1);
+      const present = [...counts]
+        .sort((a, b) => b[1] - a[1])
+        .map(([id, n]) => `${id} (${plural(n, "file")})`);
+      throw new ToolError(
+        `\`language\` is needed to search a folder: ${target.rel === "." ? "the workdir" : target.rel} holds ${present.length ? present.join(", ") : "no source file of a known language"}.`,
+      );
+    }
+    return { grammar: named, target, isFile: false };
+  }
+
+  async #scope(
+    args: ScopeArgs,
+    body = "_",
+  ): Promise<{
+    grammar: Grammar;
+    files: FileRef[];
+    where: string;
+    query: Query;
+    skipped: string;
+  }> {
+    const { grammar, target, isFile } = await this.#where(args);
+    const files = isFile
+      ? [{ abs: target.real, rel: target.rel }]
+      : sourceFiles(target.real, (f) => grammar.extensions.includes(path.extname(f).toLowerCase())).map(
+          (abs) => ({ abs, rel: this.#rel(abs) }),
+        );
     const query = compileQuery(grammar, args, body);
     const { kept, skipped } = withinSizeLimit(files, this.#maxFileBytes);
     if (kept.length === 0 && skipped) throw new ToolError(`Nothing was searched: ${skipped}`);
@@ -292,7 +295,9 @@ export class AstEngine {
 
   /** What ast_edit would refuse before searching: the scope, the query, a template naming what it does not bind. */
   async checkStage(args: ScopeArgs & { rewrite: string }): Promise<void> {
-    const { grammar, query } = await this.#scope(args, bodyName(args));
+    // Where and what, not the files: the search lists them when the call runs.
+    const { grammar } = await this.#where(args);
+    const query = compileQuery(grammar, args, bodyName(args));
     checkTemplate(withCarriedBody(grammar, query, args.rewrite), query);
   }
 

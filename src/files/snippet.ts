@@ -40,7 +40,8 @@ export function snippetOf(lines: readonly string[], line0: number, column0 = 0):
   const raw = lines[line0] ?? "";
   const indent = raw.length - raw.trimStart().length;
   let text = raw.trim();
-  let depth = openBrackets(text);
+  // A line already past the width is clipped, not completed (nor scanned: a minified line is megabytes).
+  let depth = text.length < SNIPPET_WIDTH ? openBrackets(text) : 0;
   for (let next = line0 + 1; depth > 0 && next < lines.length && next <= line0 + SIGNATURE_LINES; next++) {
     const more = (lines[next] ?? "").trim();
     text = joined(text, more);

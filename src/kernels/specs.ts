@@ -5,7 +5,6 @@
  * line through the run's place (its sandbox, limits and parent-death signal), the run's environment and marker, and
  * the folder of its connection files.
  */
-
 import type { ProcessTracker } from "../proc/tracker.js";
 import { denoBinary } from "../setup/npm.js";
 import type { KernelLanguage, Sandbox } from "./schema.js";

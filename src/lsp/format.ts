@@ -13,14 +13,7 @@ import { plural } from "../files/text.js";
 import { within } from "./content-roots.js";
 import { uriPath } from "./diagnostics.js";
 import { plainMarkup } from "./markup.js";
-
-export interface Place {
-  path: string;
-  line: number;
-  column: number;
-  end: { line: number; column: number };
-  snippet: string;
-}
+import type { Place } from "./schema.js";
 
 /** The snippet of a location whose file lies outside the workdir and the library roots. */
 export const NOT_SHOWN = "(outside the workdir: not shown)";

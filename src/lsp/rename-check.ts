@@ -4,13 +4,12 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { ToolError } from "../errors.js";
-import { fileText } from "../files/lines.js";
 import { type ConfinedPath, confine, confineExisting } from "../files/paths.js";
 import { visibleLine } from "../files/visible.js";
 import { languageOf } from "./catalog.js";
 import { identifierProblem } from "./identifiers.js";
 import { familyOf, locateSymbol } from "./positions.js";
-import type { LspBase } from "./target.js";
+import { type LspBase, targetFile } from "./target.js";
 
 export interface RenameArgs {
   readonly file: string;
@@ -25,9 +24,7 @@ export async function checkRename(base: LspBase, args: RenameArgs): Promise<void
     await movePaths(base.workdir, args.file, args.new_path);
     return;
   }
-  const confined = await confine(base.workdir, args.file, "file");
-  const text = fileText(confined.real);
-  if (text === undefined) throw new ToolError(`\`file\` ${confined.rel} does not exist or is not readable.`);
+  const { confined, text } = await targetFile(base.workdir, args.file);
   const spec = base.supervisor.specFor(confined.real);
   // No server for the file: the call says so itself (naming the ones there are).
   if (!spec || args.symbol === undefined || args.new_name === undefined) return;

@@ -8,7 +8,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ToolError } from "../errors.js";
 import { rootAbove, rootsIn } from "../files/roots.js";
-import { takeSlot } from "../host-limits.js";
+import { checkedCap, takeSlot } from "../host-limits.js";
 import { IdleCheck, idleSecondsOf } from "../idle.js";
 import { type Resolved, resolveBinary } from "../proc/binaries.js";
 import type { Place } from "../proc/place.js";
@@ -72,12 +72,7 @@ export class LspSupervisor {
     this.#specs = specs;
     this.timeouts = { startMs: 30_000, requestMs: 15_000, diagnosticsMs: 10_000, ...options.timeouts };
     this.#idleMs = idleSecondsOf(options.idleSeconds, "lsp.idleSeconds") * 1000;
-    const cap = options.maxServers;
-    if (cap !== undefined && !(Number.isInteger(cap) && cap > 0))
-      throw new Error(
-        `lsp.maxServers must be a whole number > 0, got ${JSON.stringify(cap)}; leave it out for no cap`,
-      );
-    this.#maxServers = cap;
+    this.#maxServers = checkedCap(options.maxServers, "lsp.maxServers");
     this.#idleCheck = new IdleCheck(this.#idleMs, () => void this.#stopIdle());
   }
 

@@ -5,7 +5,7 @@
 import type { ServerCapabilities } from "vscode-languageserver-protocol";
 import { ToolError } from "../errors.js";
 import { fileText } from "../files/lines.js";
-import { confine, confineExisting } from "../files/paths.js";
+import { type ConfinedPath, confine, confineExisting } from "../files/paths.js";
 import type { LspClient } from "./client.js";
 import { libraryRoots } from "./content-roots.js";
 import { SnippetReader } from "./format.js";
@@ -54,6 +54,17 @@ export const CAPABILITY: Record<
   rename: "renameProvider",
 };
 
+/** The file an action addresses, inside the workdir, and its text as it is now. */
+export async function targetFile(
+  workdir: string,
+  file: string,
+): Promise<{ confined: ConfinedPath; text: string }> {
+  const confined = await confine(workdir, file, "file");
+  const text = fileText(confined.real);
+  if (text === undefined) throw new ToolError(`\`file\` ${confined.rel} does not exist or is not readable.`);
+  return { confined, text };
+}
+
 /** Finds the file's server and the symbol's position on the line; the document is synced first. */
 export async function findTarget(
   base: LspBase,
@@ -61,9 +72,7 @@ export async function findTarget(
   line: number | undefined,
   symbol: string,
 ): Promise<Target> {
-  const confined = await confine(base.workdir, file, "file");
-  const text = fileText(confined.real);
-  if (text === undefined) throw new ToolError(`\`file\` ${confined.rel} does not exist or is not readable.`);
+  const { confined, text } = await targetFile(base.workdir, file);
   const { client, languageId } = await base.supervisor.clientFor(confined.real, confined.rel);
   const family = familyOf(languageId);
   const located = locateSymbol(text, line, symbol, family);

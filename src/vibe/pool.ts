@@ -3,7 +3,6 @@
  * harness mapped to that tier. Ids are w1, w2, …; a concurrency limit applies; every wait has a hard deadline; a
  * worker is stopped with its whole process tree; workers end with the run.
  */
-
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolError } from "../errors.js";
 import { takeSlot } from "../host-limits.js";
