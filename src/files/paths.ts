@@ -21,6 +21,8 @@ const NAME_MAX = 255;
 const PATH_MAX = 4095;
 
 function tooLong(abs: string, argument: string): void {
+  // No name can be too long in a path that is short enough as a whole (UTF-8 is at most 3 bytes per UTF-16 unit).
+  if (abs.length * 3 <= NAME_MAX) return;
   const bytes = Buffer.byteLength(abs);
   if (bytes > PATH_MAX)
     throw new ToolError(
@@ -47,7 +49,24 @@ export async function confine(workdir: string, input: string, argument = "path")
       `\`${argument}\` "${input}" is outside the workdir (${workdir}); use a path inside it, relative like "src/app.ts".`,
     );
   }
-  // Resolve the deepest part of the path that exists; the rest does not exist yet and cannot be a link.
+  const real = realOf(abs, input, argument);
+  if (isOutside(path.relative(workdir, real))) {
+    throw new ToolError(
+      `\`${argument}\` "${input}" goes through a symbolic link that leads outside the workdir (to ${real}); ` +
+        "runbound does not read or write through it. Use a path whose target is inside the workdir.",
+    );
+  }
+  return { abs, real, rel: toPosix(rel) || "." };
+}
+
+/** Where `abs` leads: links resolved along the part of it that exists (the rest does not exist yet, no link). */
+function realOf(abs: string, input: string, argument: string): string {
+  // The common case, a path that exists, in one call.
+  try {
+    return realpathSync.native(abs);
+  } catch {
+    // Missing, or a link that leads nowhere: told apart below.
+  }
   let existing = abs;
   let rest = "";
   for (;;) {
@@ -70,14 +89,7 @@ export async function confine(workdir: string, input: string, argument = "path")
       `\`${argument}\` "${input}" goes through a broken symbolic link; runbound does not follow it.`,
     );
   }
-  const real = rest ? path.join(realExisting, rest) : realExisting;
-  if (isOutside(path.relative(workdir, real))) {
-    throw new ToolError(
-      `\`${argument}\` "${input}" goes through a symbolic link that leads outside the workdir (to ${real}); ` +
-        "runbound does not read or write through it. Use a path whose target is inside the workdir.",
-    );
-  }
-  return { abs, real, rel: toPosix(rel) || "." };
+  return rest ? path.join(realExisting, rest) : realExisting;
 }
 
 /** `input` confined to the workdir, and there: a missing file is named as such before anything else is tried. */

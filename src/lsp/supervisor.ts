@@ -34,6 +34,8 @@ const BACKOFF_MS = [500, 1000, 2000, 5000, 10_000, 30_000];
 export class LspSupervisor {
   /** Every server spec as configured; `specs` is what runs at the current trust. */
   readonly #specs: ServerSpec[];
+  /** The catalog as an untrusted workspace runs it (made once: every call that finds a file's server reads it). */
+  #untrustedSpecs: ServerSpec[] | undefined;
   readonly trust: WorkspaceTrust;
   readonly timeouts: LspTimeouts;
   /** runbound's home, where `runbound setup` put what is not an npm dependency. */
@@ -86,7 +88,9 @@ export class LspSupervisor {
   }
 
   get specs(): ServerSpec[] {
-    return this.trusted ? this.#specs : this.#specs.map(withoutProjectCode);
+    if (this.trusted) return this.#specs;
+    this.#untrustedSpecs ??= this.#specs.map(withoutProjectCode);
+    return this.#untrustedSpecs;
   }
 
   /**

@@ -250,6 +250,28 @@ async function benchLargeProject(): Promise<BenchRow[]> {
         ),
       );
     }
+    // 300 callers: the tree's items are ordered before the 50 shown are picked.
+    const sharedUri = pathToFileURL(path.join(dir, "src/shared.ts")).href;
+    const pair = async () => {
+      const items = await server.request<unknown[]>(
+        "textDocument/prepareCallHierarchy",
+        { textDocument: { uri: sharedUri }, position: { line: 0, character: 16 } },
+        30_000,
+      );
+      return server.request("callHierarchy/incomingCalls", { item: items[0] }, 30_000);
+    };
+    rows.push(
+      await againstRaw(
+        "tsgo call_hierarchy, 300 callers",
+        10,
+        () =>
+          client.callTool({
+            name: "lsp",
+            arguments: { action: "call_hierarchy", file: "src/shared.ts", line: 1, symbol: "measure" },
+          }),
+        pair,
+      ),
+    );
   } finally {
     await run.dispose();
     await rm(dir, { recursive: true, force: true });
