@@ -5,6 +5,10 @@
 # - A shared server's kernels: connection files in their run's own folder (RUNBOUND_KERNEL_DIR), which only that
 #   run's sandbox sees; an interrupt sent to the processes inside the sandbox (RUNBOUND_KERNEL_CONFINED), since
 #   bubblewrap does not pass signals on.
+# - A kernel's stderr in a file of the server's private folder (RUNBOUND_KERNEL_STDERR_DIR), named by the kernel's
+#   id: a kernel that dies as it starts is told with its own words, and only to the run that started it.
+# - No restarts: a kernel that dies is dead. runbound starts the next one at the next cell and says that the state
+#   is gone; a restart behind its back ran the next cell in an empty kernel with no word of it.
 from jupyter_server.services.kernels.websocket import KernelWebsocketHandler
 
 _open = KernelWebsocketHandler.open
@@ -79,3 +83,27 @@ async def _send_signal_into_sandbox(self, signum):
     await _send_signal(self, signum)
 
 _Local.send_signal = _send_signal_into_sandbox
+
+c.KernelRestarter.restart_limit = 0
+
+_launch = _Local.launch_kernel
+
+async def _launch_with_stderr_kept(self, cmd, **kwargs):
+    folder = _os.environ.get("RUNBOUND_KERNEL_STDERR_DIR")
+    if not folder or kwargs.get("stderr") is not None:
+        return await _launch(self, cmd, **kwargs)
+    try:
+        # Never through a link: the folder is the server's own, and this stays true if it ever is not.
+        fd = _os.open(
+            _os.path.join(folder, "kernel-%s.stderr" % self.kernel_id),
+            _os.O_WRONLY | _os.O_CREAT | _os.O_TRUNC | _os.O_NOFOLLOW,
+            0o600,
+        )
+    except OSError:
+        return await _launch(self, cmd, **kwargs)
+    try:
+        return await _launch(self, cmd, stderr=fd, **kwargs)
+    finally:
+        _os.close(fd)
+
+_Local.launch_kernel = _launch_with_stderr_kept

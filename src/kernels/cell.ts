@@ -220,11 +220,16 @@ function watchKernel(
     because(why);
     resolveDied("died");
   };
+  // A kernel that died takes its connection with it: that is not a second, different cause.
+  let dead = false;
   const onStatus = (_: unknown, status: Kernel.Status) => {
-    if (status === "dead" || status === "autorestarting" || status === "restarting") resolveDied("died");
+    if (status !== "dead" && status !== "autorestarting" && status !== "restarting") return;
+    dead = true;
+    resolveDied("died");
   };
   const onConnection = (_: unknown, status: Kernel.ConnectionStatus) => {
-    if (status === "disconnected") unreachable("the connection to the kernel was lost and not restored");
+    if (status === "disconnected" && !dead)
+      unreachable("the connection to the kernel was lost and not restored");
   };
   const onLost = () => unreachable(String(lost?.reason ?? "the kernel is gone"));
   kernel.statusChanged.connect(onStatus);

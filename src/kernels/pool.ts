@@ -6,13 +6,12 @@
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { type Kernel, KernelManager, ServerConnection } from "@jupyterlab/services";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import WebSocket from "ws";
 import { errorMessage, ToolError } from "../errors.js";
-import { packageRoot } from "../home.js";
 import { takeSlot } from "../host-limits.js";
 import { IdleCheck, idleSecondsOf } from "../idle.js";
 import { type RunLogger, stderrLogger } from "../log.js";
@@ -22,49 +21,30 @@ import { setupCommand } from "../setup/components.mjs";
 import { homeLayout } from "../setup/home.mjs";
 import { denoBinary } from "../setup/npm.js";
 import { cellReply } from "./answers.js";
-import { BRIDGE_PREFIX, type CellOutcome, runCell } from "./cell.js";
+import { type CellOutcome, runCell } from "./cell.js";
 import { pythonForCells } from "./interpreters.js";
+import {
+  answered,
+  type Interpreter,
+  KernelStartFailure,
+  onGone,
+  startFailure,
+  stderrTail,
+} from "./kernel-life.js";
 import { outsideRunLogger, withRunLogger } from "./library-console.js";
 import type { KernelOptions } from "./options.js";
+import { PRELUDE } from "./prelude.js";
 import type { KernelLanguage } from "./schema.js";
-import { JupyterServer } from "./server.js";
+import { JupyterServer, serverAnswers } from "./server.js";
 import { leaseSharedServer, type SharedLease } from "./shared-server.js";
 import { KernelSpecs } from "./specs.js";
 
 export type { CellOutcome } from "./cell.js";
 export type { KernelLanguage, Sandbox } from "./schema.js";
 
-/** Whether a harness's server answers its API at all (a kernel lost with its server is said as such). */
-async function serverAnswers(server: { readonly url: string; readonly token: string }): Promise<boolean> {
-  try {
-    const response = await fetch(new URL("api/kernelspecs", server.url), {
-      headers: { Authorization: `token ${server.token}` },
-      signal: AbortSignal.timeout(2000),
-    });
-    return response.ok;
-  } catch {
-    return false;
-  }
-}
-
 /** Answers a cell's tool(name, args) call, as the run answers a model's. */
 export type Bridge = (name: string, args: Record<string, unknown>) => Promise<CallToolResult>;
 
-/** The prelude of each kernel: Python's lives in python/kernel-prelude.py (shipped with the package). */
-const PRELUDE: Record<KernelLanguage, () => string> = {
-  python: () =>
-    readFileSync(path.join(packageRoot(), "python", "kernel-prelude.py"), "utf8").replaceAll(
-      "__RUNBOUND_BRIDGE_PREFIX__",
-      JSON.stringify(BRIDGE_PREFIX),
-    ),
-  javascript: () => `
-globalThis.tool = (name, args = {}) => {
-  const reply = JSON.parse(prompt(${JSON.stringify(BRIDGE_PREFIX)} + JSON.stringify({ name, args })));
-  if ("error" in reply) throw new Error(reply.error);
-  return reply.result;
-};
-`,
-};
 export class KernelPool {
   readonly #workdir: string;
   readonly #home: string;
@@ -261,7 +241,7 @@ export class KernelPool {
         `${language} kernel`,
         () => current !== undefined && this.#kernels.get(language) === current,
       );
-    if (!external) this.#chooseInterpreter(language);
+    const interpreter = external ? undefined : this.#chooseInterpreter(language);
     let kernel: Kernel.IKernelConnection;
     try {
       // The shared server's root is "/": the path makes the workdir the kernel's folder (the jupyter API takes it).
@@ -279,7 +259,27 @@ export class KernelPool {
     const reconnect = kernel.reconnect.bind(kernel);
     // (The library awaits it inside a `void` promise on autorestart, so the returned promise must not reject.)
     kernel.reconnect = () => reconnect().catch(() => undefined);
-    await kernel.info;
+    const stderrFile = this.#server?.kernelStderr(kernel.id);
+    try {
+      await answered(kernel, this.#startMs);
+    } catch (error) {
+      if (!(error instanceof KernelStartFailure)) throw error;
+      await kernel.shutdown().catch(() => kernel.dispose());
+      const tail = stderrTail(stderrFile);
+      if (stderrFile) rmSync(stderrFile, { force: true });
+      throw new ToolError(startFailure(language, interpreter, error, this.#startMs, tail));
+    }
+    // Dead between cells (killed, out of memory): the next cell says the state is gone, in a fresh kernel.
+    onGone(kernel, () => {
+      // Not when runbound ended it (reset, idle, dispose) or a cell saw it go (that answer said so).
+      if (this.#disposing || this.#running.has(language) || this.#kernels.get(language) !== current) return;
+      const tail = stderrTail(stderrFile);
+      this.#lostBetweenCells.set(
+        language,
+        `the last one died between cells${tail ? ` (its last words: ${tail.split("\n").at(-1)})` : ""}`,
+      );
+      void this.#shutdown(language);
+    });
     const prelude = kernel.requestExecute({ code: PRELUDE[language](), silent: true, store_history: false });
     await prelude.done;
     return kernel;
@@ -288,7 +288,10 @@ export class KernelPool {
   async #shutdown(language: KernelLanguage): Promise<void> {
     const kernel = await this.#kernels.get(language)?.catch(() => undefined);
     this.#kernels.delete(language);
-    if (kernel) await kernel.shutdown().catch(() => kernel.dispose());
+    if (!kernel) return;
+    await kernel.shutdown().catch(() => kernel.dispose());
+    const stderrFile = this.#server?.kernelStderr(kernel.id);
+    if (stderrFile) rmSync(stderrFile, { force: true });
   }
 
   #managerReady(): Promise<KernelManager> {
@@ -370,18 +373,22 @@ export class KernelPool {
    * Before a kernel of runbound's server starts: its interpreter is chosen again (the project may have installed
    * ipykernel since), its spec rewritten, and what the first cell must be told is kept.
    */
-  #chooseInterpreter(language: KernelLanguage): void {
+  #chooseInterpreter(language: KernelLanguage): Interpreter {
     if (language === "javascript") {
-      if (!denoBinary())
+      const deno = denoBinary();
+      if (!deno)
         throw new ToolError(
           "JavaScript cells run in Deno's kernel, and runbound's `deno` dependency did not resolve (an install with --ignore-scripts skips Deno's binary). Reinstall: npm install runbound.",
         );
       this.#server?.writeSpec(this.#specs.javascript());
-      return;
+      return { program: deno, project: false };
     }
     const choice = pythonForCells(this.#workdir, this.#home);
     this.#server?.writeSpec(this.#specs.python(choice.python));
     if (choice.notice) this.#notices.set(language, choice.notice);
     else this.#notices.delete(language);
+    const project = choice.python !== homeLayout(this.#home).python;
+    const inside = path.relative(this.#workdir, choice.python);
+    return { program: project && !inside.startsWith("..") ? inside : choice.python, project };
   }
 }

@@ -22,6 +22,9 @@ const CONFIG = () => readFileSync(path.join(packageRoot(), "python", "jupyter-se
 
 const FOLDER_PREFIX = "runbound-jupyter-";
 const OWNER_FILE = "owner";
+/** The folder of the kernels' stderr files, in the server's private folder. */
+const STDERR_FOLDER = "kernel-stderr";
+
 /** A folder without an owner file (made before there was one) is stale only when this old. */
 const UNOWNED_STALE_MS = 60 * 60 * 1000;
 
@@ -85,6 +88,12 @@ export class JupyterServer {
     sweepStaleFolders();
     this.#home = mkdtempSync(path.join(parent, FOLDER_PREFIX));
     writeFileSync(path.join(this.#home, OWNER_FILE), `${process.pid}\n`, { mode: 0o600 });
+    mkdirSync(path.join(this.#home, STDERR_FOLDER), { mode: 0o700 });
+  }
+
+  /** Where the kernel of this id writes its stderr (the server's config puts it there; no kernel can write here). */
+  kernelStderr(kernelId: string): string {
+    return path.join(this.#home, STDERR_FOLDER, `kernel-${path.basename(kernelId)}.stderr`);
   }
 
   get settings(): ServerConnection.ISettings | undefined {
@@ -249,6 +258,7 @@ export class JupyterServer {
           JUPYTER_DATA_DIR: share,
           JUPYTER_PATH: share,
           JUPYTER_CONFIG_DIR: path.join(this.#home, "config"),
+          RUNBOUND_KERNEL_STDERR_DIR: path.join(this.#home, STDERR_FOLDER),
         },
         // Kernels start in the server's folder: the workdir, so relative paths in cells mean what the agent means.
         cwd: workdir,
@@ -320,4 +330,20 @@ function accepts(url: URL): Promise<boolean> {
     });
     socket.once("error", () => resolve(false));
   });
+}
+
+/** Whether a harness's server answers its API at all (a kernel lost with its server is said as such). */
+export async function serverAnswers(server: {
+  readonly url: string;
+  readonly token: string;
+}): Promise<boolean> {
+  try {
+    const response = await fetch(new URL("api/kernelspecs", server.url), {
+      headers: { Authorization: `token ${server.token}` },
+      signal: AbortSignal.timeout(2000),
+    });
+    return response.ok;
+  } catch {
+    return false;
+  }
 }

@@ -1,0 +1,111 @@
+/**
+ * A kernel's start and its death between cells. A kernel whose process exits before it answers (a broken
+ * interpreter, a sandbox that cannot start) is told at once with what it wrote to stderr, instead of a call that
+ * waits until the harness's request times out; a kernel that dies while no cell runs is noticed, so the next cell
+ * says its state is gone instead of failing on names it no longer has.
+ */
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import type { Kernel } from "@jupyterlab/services";
+import { visibleLine } from "../files/visible.js";
+
+/** Why a kernel did not come up: its process exited, or it did not answer in time. */
+export class KernelStartFailure extends Error {
+  constructor(readonly reason: "exited" | "timeout") {
+    super(reason === "exited" ? "the kernel's process exited" : "the kernel did not answer");
+  }
+}
+
+/** The program a kernel runs, as the answer names it, and whether it is the project's own environment. */
+export interface Interpreter {
+  readonly program: string;
+  readonly project: boolean;
+}
+
+/** What an eval says when its kernel did not come up: what happened, its own words, and what to do. */
+export function startFailure(
+  language: "python" | "javascript",
+  interpreter: Interpreter | undefined,
+  failure: KernelStartFailure,
+  timeoutMs: number,
+  stderr: string | undefined,
+): string {
+  const what = interpreter ? `The ${language} kernel (${interpreter.program})` : `The ${language} kernel`;
+  const happened =
+    failure.reason === "exited"
+      ? "exited before it answered"
+      : `did not answer within ${timeoutMs / 1000} s (kernels.startTimeoutSeconds)`;
+  const words = stderr ? `Its stderr ended with:\n${stderr}\n` : "It wrote nothing to stderr. ";
+  const fix = !interpreter
+    ? "Check the Jupyter server the harness gave; the next eval tries again."
+    : interpreter.project
+      ? `It is the project's environment, used because it has ipykernel: repair it (\`${interpreter.program} -m ipykernel_launcher --help\` shows the fault), or uninstall ipykernel from it to run cells in runbound's environment; the next eval tries again.`
+      : "`npx runbound doctor` checks runbound's components (`npx runbound setup` repairs them); the next eval tries again.";
+  return `${what} ${happened}, so no cell ran. ${words}${fix}`;
+}
+
+const GONE: ReadonlySet<Kernel.Status> = new Set(["dead", "autorestarting", "restarting"]);
+
+/** Settles once the kernel answered kernel_info; rejects with a KernelStartFailure when it dies or times out. */
+export async function answered(kernel: Kernel.IKernelConnection, timeoutMs: number): Promise<void> {
+  let onStatus: ((sender: Kernel.IKernelConnection, status: Kernel.Status) => void) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const failed = new Promise<never>((_, reject) => {
+    onStatus = (_sender, status) => {
+      if (GONE.has(status)) reject(new KernelStartFailure("exited"));
+    };
+    kernel.statusChanged.connect(onStatus);
+    timer = setTimeout(() => reject(new KernelStartFailure("timeout")), timeoutMs);
+  });
+  try {
+    if (GONE.has(kernel.status)) throw new KernelStartFailure("exited");
+    await Promise.race([kernel.info, failed]);
+  } finally {
+    clearTimeout(timer);
+    if (onStatus) kernel.statusChanged.disconnect(onStatus);
+  }
+}
+
+/** Calls `gone` once, the first time the kernel dies or is restarted by its server. */
+export function onGone(kernel: Kernel.IKernelConnection, gone: () => void): void {
+  const watch = (_sender: Kernel.IKernelConnection, status: Kernel.Status) => {
+    if (!GONE.has(status)) return;
+    kernel.statusChanged.disconnect(watch);
+    gone();
+  };
+  kernel.statusChanged.connect(watch);
+}
+
+const TAIL_BYTES = 2000;
+const TAIL_LINES = 12;
+
+/**
+ * The last lines a kernel wrote to stderr, as printable text; undefined when there is no such file or nothing in it.
+ * Opened without following a link, and only a regular file is read: the kernel is the run's code.
+ */
+export function stderrTail(file: string | undefined): string | undefined {
+  if (!file) return undefined;
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size === 0) return undefined;
+    const length = Math.min(stat.size, TAIL_BYTES);
+    const buffer = Buffer.alloc(length);
+    readSync(fd, buffer, 0, length, stat.size - length);
+    const lines = buffer
+      .toString("utf8")
+      .split("\n")
+      .map((l) => visibleLine(l.replace(/\r$/, "")).trimEnd())
+      .filter(Boolean);
+    // A cut first line is a piece of a line: left out.
+    if (stat.size > length) lines.shift();
+    const tail = lines.slice(-TAIL_LINES);
+    return tail.length ? tail.join("\n") : undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
