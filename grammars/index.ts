@@ -47,6 +47,11 @@ export interface Grammar {
   readonly rewriteBody?: string;
   /** Kinds a header alone parses as that are not what it means (`fn $F()` as a trait's signature item). */
   readonly headerKinds?: readonly string[];
+  /**
+   * Kinds whose body is optional (Go's `func`): written without one, a pattern matches them with or without it, so
+   * a search keeps it as written and an edit completes it (its rewrite then carries the body instead of dropping it).
+   */
+  readonly optionalBodyKinds?: readonly string[];
 }
 
 /** Where a header's completion puts the body's metavariable ($$$ and a name). */
@@ -144,6 +149,8 @@ export const GRAMMARS: readonly Grammar[] = [
       { name: "class member", context: `type __T struct {\n${HOLE}\n}` },
     ],
     implausible: ["type_conversion_expression"],
+    // A function without a body (written in assembly) is the same kind as one with.
+    optionalBodyKinds: ["function_declaration", "method_declaration"],
     body: BRACES,
     rewriteBody: BRACES_REWRITE,
   },

@@ -162,6 +162,45 @@ describe("a header written without its body", () => {
       "b.ts": "class Q {\n  m() {\n    if (!(x)) {\n      y();\n    }\n  }\n}\n",
     });
   });
+
+  it("a Go func header in ast_edit keeps the function's body, indented with the file's tabs", async () => {
+    // Go declares a bodiless func as the same kind: taken as written, it matched the whole function and the
+    // rewrite dropped the body.
+    const { edit, resolve, workdir } = await astClient({
+      "a.go": "package p\n\nfunc f(a int) int {\n\tif a > 0 {\n\t\treturn a\n\t}\n\treturn 0\n}\n",
+    });
+    const staged = await edit({
+      pattern: "func $F($$$A) int",
+      rewrite: "func $F($$$A) int64",
+      language: "go",
+    });
+    expect(textOf(staged)).toContain("(the body carried over unchanged)");
+    await resolve("edit_1");
+    expect(await treeOf(workdir)).toEqual({
+      "a.go": "package p\n\nfunc f(a int) int64 {\n\tif a > 0 {\n\t\treturn a\n\t}\n\treturn 0\n}\n",
+    });
+    // A search still matches the func as written, with or without a body.
+    const { grep } = await astClient({ "b.go": "package p\n\nfunc g(a int)\n\nfunc h(a int) {\n}\n" });
+    expect(matchesOf(await grep({ pattern: "func $F($$$A)", language: "go" })).map((m) => m.line)).toEqual([
+      3, 5,
+    ]);
+  });
+
+  it("a rewrite may place the completed body itself; in a file indented with tabs its lines get tabs", async () => {
+    const { edit, resolve, workdir } = await astClient({
+      "b.py": "def g(a):\n\tif a:\n\t\treturn 1\n\treturn 0\n",
+    });
+    const staged = await edit({
+      pattern: "def $F($$$A):",
+      rewrite: "def $F($$$A):\n    print('in')\n    $$$BODY",
+      language: "python",
+    });
+    expect(staged.isError, textOf(staged)).toBeFalsy();
+    await resolve("edit_1");
+    expect(await treeOf(workdir)).toEqual({
+      "b.py": "def g(a):\n\tprint('in')\n\tif a:\n\t\treturn 1\n\treturn 0\n",
+    });
+  });
 });
 
 describe("the answer's rows", () => {

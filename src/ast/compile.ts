@@ -67,7 +67,11 @@ function withBody(grammar: Grammar, trimmed: string, chosen: Chosen | undefined,
   if (!grammar.body || !HEADER_WORDS.has(/^[A-Za-z_]+/.exec(trimmed)?.[0] ?? "")) return undefined;
   // A header that parsed whole stays as it is, unless only as a bodiless signature or by taking in the context's
   // own text (C's `if ($C)` became `if ($C);`, an if with an empty body).
-  if (chosen?.exact && !grammar.headerKinds?.includes(chosen.compiled.selector)) return undefined;
+  // Where the body is captured (ast_edit), a declaration whose body is optional and left out is completed too: as
+  // written it matches the functions with bodies as well, and a rewrite of it would drop them.
+  const signature =
+    chosen && (bodiless(grammar, chosen.node) || (body !== "_" && bodyLeftOut(grammar, chosen.node)));
+  if (chosen?.exact && !signature) return undefined;
   const text = `${trimmed}${grammar.body.replace(BODY_VAR, `$$$$$$${body}`)}`;
   // In C, C++ and Java `{ $$$BODY }` is a block missing a `;` (an ERROR around the metavariable, or a MISSING `;`):
   // ast-grep matches it as a block of any statements, so that break alone is let pass.
@@ -77,8 +81,18 @@ function withBody(grammar: Grammar, trimmed: string, chosen: Chosen | undefined,
     text,
     (node) => node.kind() === ";" || (node.kind() === "ERROR" && node.text().trim() === lone),
   ).chosen;
-  if (!done || grammar.headerKinds?.includes(done.compiled.selector)) return undefined;
+  if (!done || bodiless(grammar, done.node)) return undefined;
   return { ...done.compiled, completed: { written: trimmed, body } };
+}
+
+/** A kind a header alone parses as that is only ever a signature (TypeScript's function_signature). */
+function bodiless(grammar: Grammar, node: SgNode): boolean {
+  return grammar.headerKinds?.includes(String(node.kind())) === true;
+}
+
+/** A declaration whose body is optional, written without one (Go's `func` declared for assembly). */
+function bodyLeftOut(grammar: Grammar, node: SgNode): boolean {
+  return grammar.optionalBodyKinds?.includes(String(node.kind())) === true && node.field("body") === null;
 }
 
 /** One rung's outcome: why it failed, or the node that spans the pattern there (in the expanded context). */

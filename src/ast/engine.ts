@@ -359,9 +359,12 @@ function checkTemplate(rewrite: string, query: Query): void {
     );
 }
 
-/** A name for a completed header's body that neither the pattern nor the rewrite uses. */
-function bodyName(args: { pattern?: string | undefined; rewrite: string }): string {
-  const used = `${args.pattern ?? ""} ${args.rewrite}`;
+/**
+ * A name for a completed header's body that the pattern does not use. The rewrite may name it: that is where it
+ * puts the body (`def $F($$$A):\n    log()\n    $$$BODY`).
+ */
+function bodyName(args: { pattern?: string | undefined }): string {
+  const used = args.pattern ?? "";
   let name = "BODY";
   for (let n = 2; new RegExp(`\\$${name}\\b`).test(used); n++) name = `BODY${n}`;
   return name;

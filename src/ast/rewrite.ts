@@ -42,7 +42,7 @@ export function renderRewrite(
 ): string {
   const indentOfLineAt = (offset: number) => indentAt(fileText, lineStartOf(offset));
   const base = indentOfLineAt(match.start);
-  const lines = template.split("\n");
+  const lines = inFileIndentation(template.split("\n"), indentsWithTabs(fileText, match, base));
   return lines
     .map((line, i) => {
       const lineIndent = base + (line.match(/^[ \t]*/)?.[0] ?? "");
@@ -50,7 +50,9 @@ export function renderRewrite(
         TEMPLATE_VAR,
         (_all, multi: string | undefined, single: string | undefined) => {
           const name = multi ?? single ?? "";
-          const captured = match.captures[name] ?? "";
+          // A list's last node may end with its line break (Go's statements): the template says where lines end.
+          const raw = match.captures[name] ?? "";
+          const captured = multi ? raw.replace(/(\r?\n)+$/, "") : raw;
           return reindent(captured, fileText, match, lineIndent, indentOfLineAt);
         },
       );
@@ -74,6 +76,31 @@ function reindent(
   // Lines of the capture are indented at least as much as its first line's line; keep what is beyond that.
   const shifted = rest.map((l) => (l.startsWith(own) ? target + l.slice(own.length) : l));
   return [captured.split("\n")[0], ...shifted].join("\n");
+}
+
+/** Whether the code at the match indents with tabs: its line does, or its own later lines do past it. */
+function indentsWithTabs(fileText: string, match: AstMatch, base: string): boolean {
+  if (base.includes("\t")) return true;
+  const inner = /\n([ \t]+)\S/.exec(fileText.slice(match.start, match.end));
+  return inner?.[1]?.[base.length] === "\t";
+}
+
+/**
+ * The template's later lines indented as the file is: in a file indented with tabs, a template's spaces become tabs,
+ * a level per the template's smallest indentation (a model writes spaces; Go's formatter and Python's parser then
+ * meet one kind). Elsewhere the template is as written.
+ */
+function inFileIndentation(lines: string[], tabs: boolean): string[] {
+  if (!tabs) return lines;
+  const widths = lines.slice(1).flatMap((l) => {
+    const spaces = /^ +/.exec(l)?.[0].length ?? 0;
+    return spaces > 0 ? [spaces] : [];
+  });
+  if (widths.length === 0) return lines;
+  const unit = Math.min(...widths);
+  return lines.map((l, i) =>
+    i === 0 ? l : l.replace(/^ +(?=\S)/, (s) => "\t".repeat(Math.max(1, Math.round(s.length / unit)))),
+  );
 }
 
 function indentAt(text: string, lineStart: number): string {
