@@ -48,10 +48,11 @@ export interface Grammar {
   /** Kinds a header alone parses as that are not what it means (`fn $F()` as a trait's signature item). */
   readonly headerKinds?: readonly string[];
   /**
-   * Kinds whose body is optional (Go's `func`): written without one, a pattern matches them with or without it, so
-   * a search keeps it as written and an edit completes it (its rewrite then carries the body instead of dropping it).
+   * Kinds whose body is optional (Go's `func`, Kotlin's `class A`), each with the kinds its body may
+   * be: written without one, a pattern matches them with or without it, so a search keeps it as written and an edit
+   * completes it (its rewrite then carries the body instead of dropping it).
    */
-  readonly optionalBodyKinds?: readonly string[];
+  readonly optionalBodyKinds?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** Where a header's completion puts the body's metavariable ($$$ and a name). */
@@ -150,7 +151,7 @@ export const GRAMMARS: readonly Grammar[] = [
     ],
     implausible: ["type_conversion_expression"],
     // A function without a body (written in assembly) is the same kind as one with.
-    optionalBodyKinds: ["function_declaration", "method_declaration"],
+    optionalBodyKinds: { function_declaration: ["block"], method_declaration: ["block"] },
     body: BRACES,
     rewriteBody: BRACES_REWRITE,
   },
@@ -223,6 +224,12 @@ export const GRAMMARS: readonly Grammar[] = [
       { name: "class member", context: `class __C {\n${HOLE}\n}` },
       { name: "declaration", context: HOLE },
     ],
+    // A class, an object or a function may be declared without a body.
+    optionalBodyKinds: {
+      class_declaration: ["class_body", "enum_class_body"],
+      object_declaration: ["class_body"],
+      function_declaration: ["function_body"],
+    },
     body: BRACES,
     rewriteBody: BRACES_REWRITE,
   },

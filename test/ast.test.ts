@@ -163,7 +163,7 @@ describe("a header written without its body", () => {
     });
   });
 
-  it("a Go func header in ast_edit keeps the function's body, indented with the file's tabs", async () => {
+  it("a Go func or Kotlin class header in ast_edit keeps the body, at the file's own indentation (tabs, four spaces)", async () => {
     // Go declares a bodiless func as the same kind: taken as written, it matched the whole function and the
     // rewrite dropped the body.
     const { edit, resolve, workdir } = await astClient({
@@ -178,6 +178,18 @@ describe("a header written without its body", () => {
     await resolve("edit_1");
     expect(await treeOf(workdir)).toEqual({
       "a.go": "package p\n\nfunc f(a int) int64 {\n\tif a > 0 {\n\t\treturn a\n\t}\n\treturn 0\n}\n",
+    });
+    // Kotlin's class is the same kind with or without its body, too.
+    const kt = await astClient({ "a.kt": "class A {\n    val x = 1\n}\n" });
+    await kt.edit({ pattern: "class $C", rewrite: "open class $C", language: "kotlin" });
+    await kt.resolve("edit_1");
+    expect(await treeOf(kt.workdir)).toEqual({ "a.kt": "open class A {\n    val x = 1\n}\n" });
+    // Four spaces a level stay four (the body went to two past its header).
+    const ts = await astClient({ "a.ts": "function f(x: number) {\n    if (x) {\n        g();\n    }\n}\n" });
+    await ts.edit({ pattern: "if ($C)", rewrite: "if (!($C))", language: "typescript" });
+    await ts.resolve("edit_1");
+    expect(await treeOf(ts.workdir)).toEqual({
+      "a.ts": "function f(x: number) {\n    if (!(x)) {\n        g();\n    }\n}\n",
     });
     // A search still matches the func as written, with or without a body.
     const { grep } = await astClient({ "b.go": "package p\n\nfunc g(a int)\n\nfunc h(a int) {\n}\n" });

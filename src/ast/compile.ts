@@ -90,9 +90,10 @@ function bodiless(grammar: Grammar, node: SgNode): boolean {
   return grammar.headerKinds?.includes(String(node.kind())) === true;
 }
 
-/** A declaration whose body is optional, written without one (Go's `func` declared for assembly). */
+/** A declaration whose body is optional, written without one (Go's `func` declared for assembly, Kotlin's `class A`). */
 function bodyLeftOut(grammar: Grammar, node: SgNode): boolean {
-  return grammar.optionalBodyKinds?.includes(String(node.kind())) === true && node.field("body") === null;
+  const bodies = grammar.optionalBodyKinds?.[String(node.kind())];
+  return bodies !== undefined && !node.children().some((c) => bodies.includes(String(c.kind())));
 }
 
 /** One rung's outcome: why it failed, or the node that spans the pattern there (in the expanded context). */

@@ -42,7 +42,7 @@ export function renderRewrite(
 ): string {
   const indentOfLineAt = (offset: number) => indentAt(fileText, lineStartOf(offset));
   const base = indentOfLineAt(match.start);
-  const lines = inFileIndentation(template.split("\n"), indentsWithTabs(fileText, match, base));
+  const lines = inFileIndentation(template.split("\n"), indentUnitAt(fileText, match, base));
   return lines
     .map((line, i) => {
       const lineIndent = base + (line.match(/^[ \t]*/)?.[0] ?? "");
@@ -78,28 +78,32 @@ function reindent(
   return [captured.split("\n")[0], ...shifted].join("\n");
 }
 
-/** Whether the code at the match indents with tabs: its line does, or its own later lines do past it. */
-function indentsWithTabs(fileText: string, match: AstMatch, base: string): boolean {
-  if (base.includes("\t")) return true;
-  const inner = /\n([ \t]+)\S/.exec(fileText.slice(match.start, match.end));
-  return inner?.[1]?.[base.length] === "\t";
+/**
+ * One level of indentation as the code at the match has it: its first indented line past the match's own line (a
+ * tab, or two to eight spaces); undefined when the match is one line or says nothing clear.
+ */
+function indentUnitAt(fileText: string, match: AstMatch, base: string): string | undefined {
+  const inner = /\n([ \t]+)\S/.exec(fileText.slice(match.start, match.end))?.[1];
+  if (!inner?.startsWith(base)) return undefined;
+  const unit = inner.slice(base.length);
+  return unit === "\t" || /^ {2,8}$/.test(unit) ? unit : undefined;
 }
 
 /**
- * The template's later lines indented as the file is: in a file indented with tabs, a template's spaces become tabs,
- * a level per the template's smallest indentation (a model writes spaces; Go's formatter and Python's parser then
- * meet one kind). Elsewhere the template is as written.
+ * The template's later lines indented as the file is: a level of the template (its smallest indentation) becomes
+ * a level of the code it lands in — tabs in a file of tabs, four spaces in a file of four — so a carried body keeps
+ * its indentation and Go's formatter and Python's parser meet one kind. Without a clear level there, as written.
  */
-function inFileIndentation(lines: string[], tabs: boolean): string[] {
-  if (!tabs) return lines;
+function inFileIndentation(lines: string[], unit: string | undefined): string[] {
+  if (!unit) return lines;
   const widths = lines.slice(1).flatMap((l) => {
     const spaces = /^ +/.exec(l)?.[0].length ?? 0;
     return spaces > 0 ? [spaces] : [];
   });
   if (widths.length === 0) return lines;
-  const unit = Math.min(...widths);
+  const step = Math.min(...widths);
   return lines.map((l, i) =>
-    i === 0 ? l : l.replace(/^ +(?=\S)/, (s) => "\t".repeat(Math.max(1, Math.round(s.length / unit)))),
+    i === 0 ? l : l.replace(/^ +(?=\S)/, (s) => unit.repeat(Math.max(1, Math.round(s.length / step)))),
   );
 }
 
