@@ -34,7 +34,7 @@ const TRACEBACK_LIMIT = 16 * 1024;
 /** How long a cell that printed nothing waits for output published after its reply. */
 const LATE_OUTPUT_MS = 150;
 /** Terminal colour codes in tracebacks (ESC [ … letter). */
-const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, "g");
+export const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, "g");
 
 export interface CellOptions {
   readonly idleMs: number;

@@ -7,6 +7,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import type { Kernel } from "@jupyterlab/services";
 import { visibleLine } from "../files/visible.js";
+import { ANSI } from "./cell.js";
 
 /** Why a kernel did not come up: its process exited, or it did not answer in time. */
 export class KernelStartFailure extends Error {
@@ -99,7 +100,8 @@ export function stderrTail(file: string | undefined): string | undefined {
     const lines = buffer
       .toString("utf8")
       .split("\n")
-      .map((l) => visibleLine(l.replace(/\r$/, "")).trimEnd())
+      // Colour codes (Deno colours its warnings) are formatting, not words.
+      .map((l) => visibleLine(l.replace(ANSI, "").replace(/\r$/, "")).trimEnd())
       .filter(Boolean);
     // A cut first line is a piece of a line: left out.
     if (stat.size > length) lines.shift();

@@ -273,11 +273,8 @@ export class KernelPool {
     onGone(kernel, () => {
       // Not when runbound ended it (reset, idle, dispose) or a cell saw it go (that answer said so).
       if (this.#disposing || this.#running.has(language) || this.#kernels.get(language) !== current) return;
-      const tail = stderrTail(stderrFile);
-      this.#lostBetweenCells.set(
-        language,
-        `the last one died between cells${tail ? ` (its last words: ${tail.split("\n").at(-1)})` : ""}`,
-      );
+      // What it wrote last is not said: ipykernel sends its process's stderr to the cell, so nothing is left there.
+      this.#lostBetweenCells.set(language, "the last one died between cells");
       void this.#shutdown(language);
     });
     const prelude = kernel.requestExecute({ code: PRELUDE[language](), silent: true, store_history: false });
