@@ -163,34 +163,38 @@ describe("a header written without its body", () => {
     });
   });
 
+  /** The files after one ast_edit is staged and accepted, with the edit's answer. */
+  async function accepted(files: Record<string, string>, args: Record<string, unknown>) {
+    const { edit, resolve, workdir } = await astClient(files);
+    const staged = await edit(args);
+    expect(staged.isError, textOf(staged)).toBeFalsy();
+    await resolve("edit_1");
+    return { answer: textOf(staged), tree: await treeOf(workdir) };
+  }
+
   it("a Go func or Kotlin class header in ast_edit keeps the body, at the file's own indentation (tabs, four spaces)", async () => {
     // Go declares a bodiless func as the same kind: taken as written, it matched the whole function and the
     // rewrite dropped the body.
-    const { edit, resolve, workdir } = await astClient({
-      "a.go": "package p\n\nfunc f(a int) int {\n\tif a > 0 {\n\t\treturn a\n\t}\n\treturn 0\n}\n",
-    });
-    const staged = await edit({
-      pattern: "func $F($$$A) int",
-      rewrite: "func $F($$$A) int64",
-      language: "go",
-    });
-    expect(textOf(staged)).toContain("(the body carried over unchanged)");
-    await resolve("edit_1");
-    expect(await treeOf(workdir)).toEqual({
+    const go = await accepted(
+      { "a.go": "package p\n\nfunc f(a int) int {\n\tif a > 0 {\n\t\treturn a\n\t}\n\treturn 0\n}\n" },
+      { pattern: "func $F($$$A) int", rewrite: "func $F($$$A) int64", language: "go" },
+    );
+    expect(go.answer).toContain("(the body carried over unchanged)");
+    expect(go.tree).toEqual({
       "a.go": "package p\n\nfunc f(a int) int64 {\n\tif a > 0 {\n\t\treturn a\n\t}\n\treturn 0\n}\n",
     });
     // Kotlin's class is the same kind with or without its body, too.
-    const kt = await astClient({ "a.kt": "class A {\n    val x = 1\n}\n" });
-    await kt.edit({ pattern: "class $C", rewrite: "open class $C", language: "kotlin" });
-    await kt.resolve("edit_1");
-    expect(await treeOf(kt.workdir)).toEqual({ "a.kt": "open class A {\n    val x = 1\n}\n" });
+    const kt = await accepted(
+      { "a.kt": "class A {\n    val x = 1\n}\n" },
+      { pattern: "class $C", rewrite: "open class $C", language: "kotlin" },
+    );
+    expect(kt.tree).toEqual({ "a.kt": "open class A {\n    val x = 1\n}\n" });
     // Four spaces a level stay four (the body went to two past its header).
-    const ts = await astClient({ "a.ts": "function f(x: number) {\n    if (x) {\n        g();\n    }\n}\n" });
-    await ts.edit({ pattern: "if ($C)", rewrite: "if (!($C))", language: "typescript" });
-    await ts.resolve("edit_1");
-    expect(await treeOf(ts.workdir)).toEqual({
-      "a.ts": "function f(x: number) {\n    if (!(x)) {\n        g();\n    }\n}\n",
-    });
+    const ts = await accepted(
+      { "a.ts": "function f(x: number) {\n    if (x) {\n        g();\n    }\n}\n" },
+      { pattern: "if ($C)", rewrite: "if (!($C))", language: "typescript" },
+    );
+    expect(ts.tree).toEqual({ "a.ts": "function f(x: number) {\n    if (!(x)) {\n        g();\n    }\n}\n" });
     // A search still matches the func as written, with or without a body.
     const { grep } = await astClient({ "b.go": "package p\n\nfunc g(a int)\n\nfunc h(a int) {\n}\n" });
     expect(matchesOf(await grep({ pattern: "func $F($$$A)", language: "go" })).map((m) => m.line)).toEqual([
@@ -199,19 +203,15 @@ describe("a header written without its body", () => {
   });
 
   it("a rewrite may place the completed body itself; in a file indented with tabs its lines get tabs", async () => {
-    const { edit, resolve, workdir } = await astClient({
-      "b.py": "def g(a):\n\tif a:\n\t\treturn 1\n\treturn 0\n",
-    });
-    const staged = await edit({
-      pattern: "def $F($$$A):",
-      rewrite: "def $F($$$A):\n    print('in')\n    $$$BODY",
-      language: "python",
-    });
-    expect(staged.isError, textOf(staged)).toBeFalsy();
-    await resolve("edit_1");
-    expect(await treeOf(workdir)).toEqual({
-      "b.py": "def g(a):\n\tprint('in')\n\tif a:\n\t\treturn 1\n\treturn 0\n",
-    });
+    const py = await accepted(
+      { "b.py": "def g(a):\n\tif a:\n\t\treturn 1\n\treturn 0\n" },
+      {
+        pattern: "def $F($$$A):",
+        rewrite: "def $F($$$A):\n    print('in')\n    $$$BODY",
+        language: "python",
+      },
+    );
+    expect(py.tree).toEqual({ "b.py": "def g(a):\n\tprint('in')\n\tif a:\n\t\treturn 1\n\treturn 0\n" });
   });
 });
 

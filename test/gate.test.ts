@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
+  type ApprovalDecision,
   type ApprovalRequest,
   type Approver,
   createRun,
@@ -16,9 +17,12 @@ import { call, textOf, track, treeOf, workdirWith } from "./helpers.js";
 
 const writeArgs = { path: "new.txt", content: "hello\n" };
 
-/** A run whose approver records every request and denies it with `reason`. */
-async function denyingRun(reason: string) {
-  const workdir = await workdirWith();
+/** A run whose approver records every request and answers it with `decide`'s decision. */
+async function recordingRun(
+  decide: (request: ApprovalRequest) => ApprovalDecision,
+  files: Record<string, string> = {},
+) {
+  const workdir = await workdirWith(files);
   const seen: ApprovalRequest[] = [];
   const run = track(
     await createRun({
@@ -26,12 +30,15 @@ async function denyingRun(reason: string) {
       conversationId: "gate",
       approver: async (request) => {
         seen.push(request);
-        return { allow: false, reason };
+        return decide(request);
       },
     }),
   );
   return { workdir, seen, run };
 }
+
+/** A run whose approver records every request and denies it with `reason`. */
+const denyingRun = (reason: string) => recordingRun(() => ({ allow: false, reason }));
 
 describe("the approval gate on the full surface", () => {
   it("a call its tool's own rules refuse is refused before anyone is asked (a person saw a card, then the refusal)", async () => {
@@ -59,18 +66,10 @@ describe("the approval gate on the full surface", () => {
       "pyproject.toml": "[project]\n",
       "dir/b.txt": "b\n",
     };
-    const workdir = await workdirWith(files);
-    const seen: string[] = [];
     // ast_edit is let through (to stage an edit for resolve); everything else put to it is denied.
-    const run = track(
-      await createRun({
-        workdir,
-        conversationId: "gate",
-        approver: async (request) => {
-          seen.push(request.tool);
-          return request.tool === "ast_edit" ? { allow: true } : { allow: false, reason: "denied" };
-        },
-      }),
+    const { workdir, seen, run } = await recordingRun(
+      (request) => (request.tool === "ast_edit" ? { allow: true } : { allow: false, reason: "denied" }),
+      files,
     );
     const client = await run.link({ surface: "full" });
     const refused = async (tool: string, args: Record<string, unknown>) => {
@@ -107,7 +106,7 @@ describe("the approval gate on the full surface", () => {
     expect(await refused("lsp_rename", { file: "a.py", new_path: "dir/b.txt" })).toBe(
       "`new_path` dir/b.txt exists; lsp_rename does not overwrite. Nothing was moved.",
     );
-    expect(seen).toEqual([]);
+    expect(seen.map((r) => r.tool)).toEqual([]);
     // A staged edit whose file changed since is refused before the approver hears of the accept.
     const staged = await call(client, "ast_edit", {
       pattern: "load()",
@@ -119,7 +118,7 @@ describe("the approval gate on the full surface", () => {
     expect(await refused("resolve", { edit_id: "edit_1", action: "accept" })).toBe(
       "a.py changed on disk after edit_1 was staged, so accepting it would undo that change. Nothing was changed: run ast_edit again to stage a fresh edit, or discard edit_1.",
     );
-    expect(seen).toEqual(["ast_edit"]);
+    expect(seen.map((r) => r.tool)).toEqual(["ast_edit"]);
     expect(await treeOf(workdir)).toEqual({
       ...files,
       "a.py": "def load():\n    return 2\n\n\nx = load()\n",
@@ -128,7 +127,7 @@ describe("the approval gate on the full surface", () => {
     expect(await refused("write", { path: "new.txt", content: "x" })).toMatch(
       /^Not done: write needs approval/,
     );
-    expect(seen).toEqual(["ast_edit", "write"]);
+    expect(seen.map((r) => r.tool)).toEqual(["ast_edit", "write"]);
   });
 
   it("fails closed with no approver and no question port: nothing is written, and the error says why", async () => {

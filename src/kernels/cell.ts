@@ -203,6 +203,23 @@ function takeOutput(
   }
 }
 
+/** A kernel status that means it is gone: it died, or its server restarts it (its state lost either way). */
+export function isGone(status: Kernel.Status): boolean {
+  return status === "dead" || status === "autorestarting" || status === "restarting";
+}
+
+/** Calls `gone` the first time the kernel goes (isGone); the function returned stops watching. */
+export function onGone(kernel: Kernel.IKernelConnection, gone: () => void): () => void {
+  const watch = (_sender: Kernel.IKernelConnection, status: Kernel.Status) => {
+    if (!isGone(status)) return;
+    stop();
+    gone();
+  };
+  const stop = () => kernel.statusChanged.disconnect(watch);
+  kernel.statusChanged.connect(watch);
+  return stop;
+}
+
 /**
  * Whether the kernel goes away under the cell: it died or restarted, its connection was lost for good, or the
  * caller says its server is gone (`lost`). `unreachable` ends the cell as died, with why.
@@ -222,22 +239,20 @@ function watchKernel(
   };
   // A kernel that died takes its connection with it: that is not a second, different cause.
   let dead = false;
-  const onStatus = (_: unknown, status: Kernel.Status) => {
-    if (status !== "dead" && status !== "autorestarting" && status !== "restarting") return;
+  const stopWatching = onGone(kernel, () => {
     dead = true;
     resolveDied("died");
-  };
+  });
   const onConnection = (_: unknown, status: Kernel.ConnectionStatus) => {
     if (status === "disconnected" && !dead)
       unreachable("the connection to the kernel was lost and not restored");
   };
   const onLost = () => unreachable(String(lost?.reason ?? "the kernel is gone"));
-  kernel.statusChanged.connect(onStatus);
   kernel.connectionStatusChanged.connect(onConnection);
   if (lost?.aborted) onLost();
   else lost?.addEventListener("abort", onLost, { once: true });
   const cleanup = () => {
-    kernel.statusChanged.disconnect(onStatus);
+    stopWatching();
     kernel.connectionStatusChanged.disconnect(onConnection);
     lost?.removeEventListener("abort", onLost);
   };

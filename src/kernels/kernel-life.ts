@@ -1,13 +1,12 @@
 /**
- * A kernel's start and its death between cells. A kernel whose process exits before it answers (a broken
- * interpreter, a sandbox that cannot start) is told at once with what it wrote to stderr, instead of a call that
- * waits until the harness's request times out; a kernel that dies while no cell runs is noticed, so the next cell
- * says its state is gone instead of failing on names it no longer has.
+ * A kernel's start: one whose process exits before it answers (a broken interpreter, a sandbox that cannot start)
+ * is told at once with what it wrote to stderr, instead of a call that waits until the harness's request times out.
+ * (A kernel that goes later is watched by cell.ts's onGone: during a cell there, between cells in pool.ts.)
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import type { Kernel } from "@jupyterlab/services";
 import { visibleLine } from "../files/visible.js";
-import { ANSI } from "./cell.js";
+import { ANSI, isGone, onGone } from "./cell.js";
 
 /** Why a kernel did not come up: its process exited, or it did not answer in time. */
 export class KernelStartFailure extends Error {
@@ -44,36 +43,21 @@ export function startFailure(
   return `${what} ${happened}, so no cell ran. ${words}${fix}`;
 }
 
-const GONE: ReadonlySet<Kernel.Status> = new Set(["dead", "autorestarting", "restarting"]);
-
 /** Settles once the kernel answered kernel_info; rejects with a KernelStartFailure when it dies or times out. */
 export async function answered(kernel: Kernel.IKernelConnection, timeoutMs: number): Promise<void> {
-  let onStatus: ((sender: Kernel.IKernelConnection, status: Kernel.Status) => void) | undefined;
+  let stopWatching = () => {};
   let timer: NodeJS.Timeout | undefined;
   const failed = new Promise<never>((_, reject) => {
-    onStatus = (_sender, status) => {
-      if (GONE.has(status)) reject(new KernelStartFailure("exited"));
-    };
-    kernel.statusChanged.connect(onStatus);
+    stopWatching = onGone(kernel, () => reject(new KernelStartFailure("exited")));
     timer = setTimeout(() => reject(new KernelStartFailure("timeout")), timeoutMs);
   });
   try {
-    if (GONE.has(kernel.status)) throw new KernelStartFailure("exited");
+    if (isGone(kernel.status)) throw new KernelStartFailure("exited");
     await Promise.race([kernel.info, failed]);
   } finally {
     clearTimeout(timer);
-    if (onStatus) kernel.statusChanged.disconnect(onStatus);
+    stopWatching();
   }
-}
-
-/** Calls `gone` once, the first time the kernel dies or is restarted by its server. */
-export function onGone(kernel: Kernel.IKernelConnection, gone: () => void): void {
-  const watch = (_sender: Kernel.IKernelConnection, status: Kernel.Status) => {
-    if (!GONE.has(status)) return;
-    kernel.statusChanged.disconnect(watch);
-    gone();
-  };
-  kernel.statusChanged.connect(watch);
 }
 
 const TAIL_BYTES = 2000;

@@ -21,16 +21,9 @@ import { setupCommand } from "../setup/components.mjs";
 import { homeLayout } from "../setup/home.mjs";
 import { denoBinary } from "../setup/npm.js";
 import { cellReply } from "./answers.js";
-import { type CellOutcome, runCell } from "./cell.js";
+import { type CellOutcome, onGone, runCell } from "./cell.js";
 import { pythonForCells } from "./interpreters.js";
-import {
-  answered,
-  type Interpreter,
-  KernelStartFailure,
-  onGone,
-  startFailure,
-  stderrTail,
-} from "./kernel-life.js";
+import { answered, type Interpreter, KernelStartFailure, startFailure, stderrTail } from "./kernel-life.js";
 import { outsideRunLogger, withRunLogger } from "./library-console.js";
 import type { KernelOptions } from "./options.js";
 import { PRELUDE } from "./prelude.js";
