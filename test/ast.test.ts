@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { StagedEdits, type StagedFile } from "../src/ast/staged-edits.js";
 import { createRun } from "../src/index.js";
 import { call, textOf, track, treeOf, workdirWith } from "./helpers.js";
 
@@ -610,5 +611,25 @@ describe("ast_edit and resolve", () => {
     } finally {
       process.off("warning", onWarning);
     }
+  });
+});
+
+describe("staged edits", () => {
+  it("hold at most their budget of text: past it an edit is refused naming the ones to resolve, and resolving frees it", async () => {
+    const workdir = await workdirWith({ "a.txt": "a\n" });
+    const edits = new StagedEdits(workdir, 4000);
+    const file = (rel: string, size: number): StagedFile => ({
+      file: { rel, abs: path.join(workdir, rel) },
+      original: "x".repeat(size),
+      updated: "y".repeat(size),
+      replacements: 1,
+    });
+    expect(edits.add([file("a.txt", 500)], 1)).toBe("edit_1");
+    expect(edits.add([file("a.txt", 400)], 1)).toBe("edit_2");
+    expect(() => edits.add([file("a.txt", 300)], 1)).toThrow(
+      "Nothing was staged: this edit's files (2 KB of old and new text) and the edits staged already (4 KB) would be more than the 4 KB a run keeps staged. Resolve (accept or discard) edit_1, edit_2 first, or narrow `path` or the pattern.",
+    );
+    await edits.resolve({ edit_id: "edit_1", action: "discard" });
+    expect(edits.add([file("a.txt", 300)], 1)).toBe("edit_3");
   });
 });

@@ -5,7 +5,7 @@
 import { ToolError } from "../errors.js";
 import { type ChangeSet, changedSince, commitChanges } from "../files/commit.js";
 import { confine } from "../files/paths.js";
-import { plural } from "../files/text.js";
+import { plural, sizeText } from "../files/text.js";
 import type { FileRef } from "./search.js";
 
 export interface StagedFile {
@@ -27,18 +27,35 @@ interface ResolveArgs {
 }
 
 const MAX_APPLIED_LISTED = 20;
+/** The text a run's staged edits may hold in memory (each file's old and new text) until they are resolved. */
+export const STAGED_BYTES = 256 * 1024 * 1024;
+
+const bytesOf = (files: readonly StagedFile[]) =>
+  files.reduce((n, f) => n + 2 * (f.original.length + f.updated.length), 0);
 
 export class StagedEdits {
   readonly #staged = new Map<string, StagedEdit>();
   readonly #ended = new Map<string, string>();
   #next = 1;
+  #held = 0;
 
-  constructor(readonly workdir: string) {}
+  constructor(
+    readonly workdir: string,
+    readonly budget = STAGED_BYTES,
+  ) {}
 
-  /** Keeps a staged rewrite; returns its edit_id. */
+  /** Keeps a staged rewrite; returns its edit_id. Refused when the run's staged edits would hold more than the budget. */
   add(files: StagedFile[], replacements: number): string {
+    const bytes = bytesOf(files);
+    if (this.#held + bytes > this.budget) {
+      const pending = [...this.#staged.keys()];
+      throw new ToolError(
+        `Nothing was staged: this edit's files (${sizeText(bytes)} of old and new text) and the edits staged already (${sizeText(this.#held)}) would be more than the ${sizeText(this.budget)} a run keeps staged. ${pending.length ? `Resolve (accept or discard) ${pending.join(", ")} first, or` : "Rewrite in parts:"} narrow \`path\` or the pattern.`,
+      );
+    }
     const id = `edit_${this.#next++}`;
     this.#staged.set(id, { id, files, replacements });
+    this.#held += bytes;
     return id;
   }
 
@@ -56,6 +73,7 @@ export class StagedEdits {
   async resolve(args: ResolveArgs) {
     const edit = this.#find(args.edit_id);
     this.#staged.delete(edit.id);
+    this.#held -= bytesOf(edit.files);
     const summary = `${plural(edit.replacements, "replacement")} in ${plural(edit.files.length, "file")}`;
     if (args.action === "discard") {
       this.#ended.set(edit.id, "discarded");
@@ -96,6 +114,7 @@ export class StagedEdits {
 
   clear(): void {
     this.#staged.clear();
+    this.#held = 0;
   }
 
   #find(id: string): StagedEdit {
