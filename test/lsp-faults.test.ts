@@ -165,6 +165,14 @@ describe("lsp faults (scripted server)", () => {
 });
 
 describe("lsp: why a server cannot serve, and bad input", () => {
+  it("a hover asks where the symbol is defined beside it, not after its answer (one wait, not two)", async () => {
+    const { lsp, received } = await fakeRun("slow-hover");
+    expect(textOf(await lsp({ action: "hover", ...at }))).toBe("fake hover");
+    expect((await received()).filter((m) => m.method === "definition")).toEqual([
+      { method: "definition", hovering: true },
+    ]);
+  });
+
   it("names the missing root marker, the missing binary and how to install it", async () => {
     const workdir = await workdirWith({ "loose.py": "x = 1\n", "proj/fake.toml": "", "proj/b.fake": "b\n" });
     const ghost: ServerSpec = {
