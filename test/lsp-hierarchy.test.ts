@@ -373,6 +373,15 @@ describe("call_hierarchy: bad input, cycles and a wide tree (tsgo)", () => {
         "",
       ].join("\n"),
       "b.ts": "export function solo(): number {\n  return 1;\n}\nexport const top = solo();\n",
+      "c.ts": [
+        "export function say(n: number): void {",
+        "  console.log(Math.max(n, 0));",
+        "}",
+        "export function shout(): void {",
+        '  console.log("!");',
+        "}",
+        "",
+      ].join("\n"),
     });
     remove = dir.remove;
     run = await createRun({ workdir: dir.dir, approver: "always" });
@@ -390,6 +399,28 @@ describe("call_hierarchy: bad input, cycles and a wide tree (tsgo)", () => {
     await remove?.();
   });
   const lsp = (args: Record<string, unknown>) => call(client, "lsp", args);
+
+  it("a library item at the root is followed (its callers here are the answer); one met deeper is named, not followed", async () => {
+    const callers = await lsp({ action: "call_hierarchy", file: "c.ts", line: 5, symbol: "console.log" });
+    const text = textOf(callers);
+    expect(text).toMatch(/^Callers of `log` \(method, \/.+\.d\.ts:\d+\): 2 callers, 2 call sites\n/);
+    expect(text).toContain("\n  say (function) c.ts:1\n    2  console.log(Math.max(n, 0));\n");
+    expect(text).toContain('\n  shout (function) c.ts:4\n    5  console.log("!");');
+    const callees = textOf(
+      await lsp({
+        action: "call_hierarchy",
+        file: "c.ts",
+        line: 1,
+        symbol: "say",
+        direction: "outgoing",
+        depth: 2,
+      }),
+    );
+    // Each call site once (tsgo lists each of these twice).
+    expect(callees).toMatch(/^Callees of `say` \(function, c\.ts:1\), 2 levels: 2 callees, 2 call sites\n/);
+    expect(callees).toMatch(/\n {2}log \(method\) \/.+\.d\.ts:\d+ \(not followed: outside the workdir\)\n/);
+    expect(callees).toMatch(/\n {2}max \(method\) \/.+\.d\.ts:\d+ \(not followed: outside the workdir\)\n/);
+  });
 
   it("a cycle is followed once: the item met again says it is shown above", async () => {
     const text = textOf(

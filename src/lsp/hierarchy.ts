@@ -68,7 +68,6 @@ export async function hierarchy(
     throw new ToolError(
       `${server} has no ${label} item for \`${t.target.identifier}\` at ${t.target.path}:${t.target.line}: ${action === "call_hierarchy" ? "it is not a function, method or constructor" : "it is not a class, interface or other type"} as the server sees it. Address a ${action === "call_hierarchy" ? "function's" : "type's"} name, where it is defined or used.`,
     );
-  const reader = snippetReader(base);
   // A server started moments ago may answer from a half-analysed workspace (pyright, as for references): where the
   // catalog says so, the first level of callers is asked again until two answers agree.
   const confirmMs = t.client.spec.confirmReferencesMs;
@@ -84,12 +83,12 @@ export async function hierarchy(
     }
     return raw;
   };
-  const walk = new Walk(reader, direction, next);
+  const walk = new Walk(base.workdir, direction, next);
   const roots = await walk.expand(
     items.map((item) => ({ item, sites: [], children: [] })),
     depth,
   );
-  return render(reader, direction, depth, roots, server, t);
+  return render(snippetReader(base), direction, depth, roots, server, t);
 }
 
 /** A server that advertises the capability yet answers "method not found" (clangd 14: no outgoing calls, and only its own pre-standard type hierarchy). */
@@ -111,12 +110,16 @@ function notImplemented(error: unknown, t: Target, direction: HierarchyDirection
   );
 }
 
-/** Follows the hierarchy level by level, each item at most once, within the request budget. */
+/**
+ * Follows the hierarchy level by level, each item at most once, within the request budget. The items at the target
+ * are always asked for (a library function's callers here are the question); below them, library items are named,
+ * not followed.
+ */
 class Walk {
   readonly #seen = new Set<string>();
   #requests = 0;
   constructor(
-    readonly reader: SnippetReader,
+    readonly workdir: string,
     readonly direction: HierarchyDirection,
     readonly next: (item: Item, level: number) => Promise<unknown[] | null>,
   ) {}
@@ -125,7 +128,7 @@ class Walk {
     let level = roots;
     for (const root of roots) this.#seen.add(keyOf(root.item));
     for (let d = 0; d < depth && level.length; d++) {
-      const open = level.filter((node) => this.#open(node));
+      const open = level.filter((node) => this.#open(node, d));
       await Promise.all(open.map(async (node) => (node.children = await this.#children(node, d))));
       level = open.flatMap((node) => node.children);
     }
@@ -133,10 +136,10 @@ class Walk {
   }
 
   /** Whether a node's children are asked for; otherwise it says why not. */
-  #open(node: Node): boolean {
+  #open(node: Node, level: number): boolean {
     if (node.cut) return false;
-    // Library items are named, not followed: inside the workdir only (by real path, as answers quote).
-    if (!within(uriPath(node.item.uri), [this.reader.workdir])) {
+    // Inside the workdir by real path, as answers quote.
+    if (level > 0 && !within(uriPath(node.item.uri), [this.workdir])) {
       node.cut = "not followed: outside the workdir";
       return false;
     }
@@ -153,11 +156,11 @@ class Walk {
     const children = raw.map((entry): Node => {
       if (this.direction === "incoming") {
         const call = entry as CallHierarchyIncomingCall;
-        return { item: call.from, sites: call.fromRanges, sitesUri: call.from.uri, children: [] };
+        return { item: call.from, sites: distinct(call.fromRanges), sitesUri: call.from.uri, children: [] };
       }
       if (this.direction === "outgoing") {
         const call = entry as CallHierarchyOutgoingCall;
-        return { item: call.to, sites: call.fromRanges, sitesUri: node.item.uri, children: [] };
+        return { item: call.to, sites: distinct(call.fromRanges), sitesUri: node.item.uri, children: [] };
       }
       return { item: entry as TypeHierarchyItem, sites: [], children: [] };
     });
@@ -170,6 +173,16 @@ class Walk {
     }
     return keyed.map(({ child }) => child);
   }
+}
+
+/** A call's ranges, each once: tsgo 7.0 lists every outgoing call site twice. */
+function distinct(ranges: readonly Range[]): readonly Range[] {
+  if (ranges.length < 2) return ranges;
+  const seen = new Set<string>();
+  return ranges.filter((r) => {
+    const key = `${r.start.line}:${r.start.character}:${r.end.line}:${r.end.character}`;
+    return !seen.has(key) && Boolean(seen.add(key));
+  });
 }
 
 /** Items in file order, lines as numbers (one collator: localeCompare with options builds one per comparison). */
