@@ -19,12 +19,17 @@ export type RungName =
   | "class member"
   | "declaration"
   | "object member"
-  | "set or dict entry";
+  | "set or dict entry"
+  | "decorator"
+  | "except clause"
+  | "case clause";
 
 export interface Rung {
   readonly name: RungName;
   /** The context text, with HOLE where the pattern goes. */
   readonly context: string;
+  /** A `;` missing right after a pattern that ends in a metavariable is let pass (a statement without its own). */
+  readonly openEnd?: boolean;
 }
 
 export interface Grammar {
@@ -53,6 +58,8 @@ export interface Grammar {
    * completes it (its rewrite then carries the body instead of dropping it).
    */
   readonly optionalBodyKinds?: Readonly<Record<string, readonly string[]>>;
+  /** The token that ends a header before its body (Python's `:`), added in a completion when left out. */
+  readonly headerEnd?: string;
 }
 
 /** Where a header's completion puts the body's metavariable ($$$ and a name). */
@@ -67,6 +74,8 @@ const CLIKE_STATEMENT = (fn: string): Rung => ({
   name: "statement",
   context: fn.replace("BODY", `\n${HOLE};\n`),
 });
+/** The pattern's own `;` may be missing where it ends in a metavariable (the parse says MISSING there). */
+const CLIKE_STATEMENT_OPEN = (fn: string): Rung => ({ ...CLIKE_STATEMENT_NO_SEMI(fn), openEnd: true });
 const CLIKE_STATEMENT_NO_SEMI = (fn: string): Rung => ({
   name: "statement",
   context: fn.replace("BODY", `\n${HOLE}\n`),
@@ -134,7 +143,11 @@ export const GRAMMARS: readonly Grammar[] = [
       { name: "expression", context: `__x = ${HOLE}` },
       { name: "set or dict entry", context: `{${HOLE}}` },
       { name: "class member", context: `class __C:\n${HOLE}` },
+      // `@$D` alone is not Python: a decorator stands above a definition; an `except` clause below a `try`.
+      { name: "decorator", context: `${HOLE}\ndef __f():\n    pass` },
+      { name: "except clause", context: `try:\n    pass\n${HOLE}` },
     ],
+    headerEnd: ":",
     body: ` ${BODY_VAR}`,
     rewriteBody: `\n    ${BODY_VAR}`,
   },
@@ -148,6 +161,7 @@ export const GRAMMARS: readonly Grammar[] = [
       { name: "declaration", context: HOLE },
       { name: "expression", context: `var __x = ${HOLE}` },
       { name: "class member", context: `type __T struct {\n${HOLE}\n}` },
+      { name: "case clause", context: `func __f() {\n\tswitch {\n${HOLE}\n\t}\n}` },
     ],
     implausible: ["type_conversion_expression"],
     // A function without a body (written in assembly) is the same kind as one with.
@@ -179,6 +193,9 @@ export const GRAMMARS: readonly Grammar[] = [
     expando: "_",
     ladder: [
       CLIKE_STATEMENT("void __f(void) {BODY}"),
+      // A statement that ends in a metavariable (`if ($C) $S`, `return $X`): with the scaffold's `;`, `$S` is an
+      // expression statement and `return $X;` takes in the scaffold's text.
+      CLIKE_STATEMENT_OPEN("void __f(void) {BODY}"),
       { name: "declaration", context: HOLE },
       { name: "class member", context: `struct __S {\n${HOLE};\n};` },
       { name: "expression", context: `int __x = ${HOLE};` },
@@ -193,6 +210,9 @@ export const GRAMMARS: readonly Grammar[] = [
     expando: "_",
     ladder: [
       CLIKE_STATEMENT("void __f() {BODY}"),
+      // A statement that ends in a metavariable (`if ($C) $S`, `return $X`): with the scaffold's `;`, `$S` is an
+      // expression statement and `return $X;` takes in the scaffold's text.
+      CLIKE_STATEMENT_OPEN("void __f() {BODY}"),
       { name: "declaration", context: HOLE },
       { name: "class member", context: `class __C {\n${HOLE};\n};` },
       { name: "expression", context: `auto __x = ${HOLE};` },
@@ -207,6 +227,9 @@ export const GRAMMARS: readonly Grammar[] = [
     expando: "$",
     ladder: [
       CLIKE_STATEMENT("class __C { void __f() {BODY} }"),
+      // A statement that ends in a metavariable (`if ($C) $S`, `return $X`): with the scaffold's `;`, `$S` is an
+      // expression statement and `return $X;` takes in the scaffold's text.
+      CLIKE_STATEMENT_OPEN("class __C { void __f() {BODY} }"),
       { name: "class member", context: `class __C {\n${HOLE}\n}` },
       { name: "declaration", context: HOLE },
       { name: "expression", context: `class __C { Object __x = ${HOLE}; }` },

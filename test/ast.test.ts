@@ -265,7 +265,110 @@ describe("data files", () => {
   });
 });
 
+const CLI = path.resolve(import.meta.dirname, "../node_modules/.bin/ast-grep");
+
+/** The lines where ast-grep's CLI matches `pattern` in `file` (relative to `dir`). */
+function cliLines(dir: string, file: string, language: string, pattern: string): number[] {
+  const out = spawnSync(CLI, ["run", "-p", pattern, "-l", language, "--json=stream", file], {
+    cwd: dir,
+    encoding: "utf8",
+  });
+  if (out.status !== 0 && out.status !== 1) throw new Error(`ast-grep run failed: ${out.stderr}`);
+  return out.stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { range: { start: { line: number } } }).range.start.line + 1);
+}
+
+const DECLARATIONS = {
+  "A.java":
+    "public class A {\n  void run(int n) {\n    System.out.println(n);\n  }\n  int twice(int n) { return 2 * n; }\n  void stop() {}\n}\n",
+  "a.kt":
+    "fun greet(name: String) {\n    println(name)\n}\nclass Box(val v: Int) {\n    fun get(): Int = v\n    fun put(n: Int) { println(n) }\n}\n",
+  "a.c":
+    "#define SIDE 2\nstruct point { int x; int y; };\nint area(int w, int h) {\n  if (w < 0) return 0;\n  if (h < 0) { return 0; }\n  return w * h;\n}\nvoid none(void) {}\n",
+  "a.ts":
+    'import { a } from "./a.js";\nexport function f(x: number): number {\n  switch (x) {\n    case 1:\n      return a;\n  }\n  return 0;\n}\n',
+  "a.go": "package a\n\ntype Point struct {\n\tX int\n}\n\ntype Shape interface {\n\tArea() float64\n}\n",
+  "a.rb": "class Greeter\n  def hi; end\nend\n",
+};
+
 describe("the scaffold ladder", () => {
+  it("`($$$P)` and `{ $$$B }` in Java, Kotlin and C match where ast-grep's CLI matches the same pattern (a function is not taken from the scaffold's own)", async () => {
+    const { grep, workdir } = await astClient(DECLARATIONS);
+    const cases: [string, string, string][] = [
+      ["java", "A.java", "void $M($$$P) { $$$B }"],
+      ["java", "A.java", "$T $M($$$P) { $$$B }"],
+      ["java", "A.java", "void $M(int $N) { $$$B }"],
+      ["kotlin", "a.kt", "fun $F($$$P) { $$$B }"],
+      ["kotlin", "a.kt", "fun $F($$$P)"],
+      ["kotlin", "a.kt", "fun $F($N: Int) { $$$B }"],
+      ["c", "a.c", "int $F($$$P) { $$$B }"],
+      ["c", "a.c", "void $F($$$P) { $$$B }"],
+      // A statement that ends in a metavariable: with the scaffold's `;` it was another (0 matches each).
+      ["c", "a.c", "if ($C) $S"],
+      ["c", "a.c", "return $X"],
+      ["c", "a.c", "#define $N $V"],
+      ["typescript", "a.ts", "switch ($X) { $$$C }"],
+    ];
+    for (const [language, file, pattern] of cases) {
+      const ours = matchesOf(await grep({ pattern, path: file, language })).map((m) => m.line);
+      const cli = cliLines(workdir, file, language, pattern);
+      expect(cli.length, `${language} ${pattern}`).toBeGreaterThan(0);
+      expect(ours, `${language} ${pattern}`).toEqual(cli);
+    }
+  });
+
+  it("Python: a decorator, an except clause and a header left without its colon are found; Go: a case clause", async () => {
+    const { grep } = await astClient({
+      "a.py":
+        "@cache\ndef f(x):\n    try:\n        return g(x)\n    except KeyError as e:\n        raise ValueError(x) from e\n",
+      "a.go": "package a\n\nfunc f(x int) int {\n\tswitch x {\n\tcase 1:\n\t\treturn 2\n\t}\n\treturn 0\n}\n",
+    });
+    const decorator = await grep({ pattern: "@$D", path: "a.py" });
+    expect(decorator.structuredContent).toMatchObject({ rung: "decorator", selector: "decorator" });
+    expect(matchesOf(decorator).map((m) => m.captures.D)).toEqual(["cache"]);
+    const handler = await grep({ pattern: "except $E as $N:", path: "a.py" });
+    expect(textOf(handler)).toContain(
+      "the pattern parsed as an except clause (except_clause), read as `except $E as $N: $$$_`",
+    );
+    expect(matchesOf(handler).map((m) => [m.line, m.captures.E])).toEqual([[5, "KeyError"]]);
+    const def = await grep({ pattern: "def $F($$$A)", path: "a.py" });
+    expect(textOf(def)).toContain("read as `def $F($$$A): $$$_` (its body left to match anything)");
+    expect(matchesOf(def).map((m) => m.captures.F)).toEqual(["f"]);
+    const go = await grep({ pattern: "case $X:", path: "a.go" });
+    expect(go.structuredContent).toMatchObject({ rung: "case clause", selector: "expression_case" });
+    expect(matchesOf(go).map((m) => m.line)).toEqual([5]);
+  });
+
+  it("a header that opens with its type, or Go's `type`, is completed with a body; Ruby's `class $C` is refused with what works", async () => {
+    const { grep } = await astClient(DECLARATIONS);
+    const java = await grep({ pattern: "void $M($$$P)", path: "A.java" });
+    expect(textOf(java)).toContain("read as `void $M($$$P) { $$$_ }` (its body left to match anything)");
+    expect(matchesOf(java).map((m) => m.captures.M)).toEqual(["run", "stop"]);
+    const go = await grep({ pattern: "type $T struct", path: "a.go" });
+    expect(textOf(go)).toContain("read as `type $T struct { $$$_ }`");
+    expect(matchesOf(go).map((m) => m.captures.T)).toEqual(["Point"]);
+    expect(
+      matchesOf(await grep({ pattern: "type $T interface", path: "a.go" })).map((m) => m.captures.T),
+    ).toEqual(["Shape"]);
+    const ruby = await grep({ pattern: "class $C", path: "a.rb" });
+    expect(ruby.isError).toBe(true);
+    expect(textOf(ruby)).toContain(
+      "In Ruby a class or module name is a constant, which a metavariable cannot stand for: write the name (`class Greeter`), or give a `rule` instead of `pattern`: `{ kind: class }`",
+    );
+    const byKind = await grep({ rule: { kind: "class" }, path: "a.rb" });
+    expect(matchesOf(byKind).map((m) => m.line)).toEqual([1]);
+    // Where a string goes, a metavariable cannot stand: the refusal says to write the quotes.
+    expect(textOf(await grep({ pattern: "import { $$$N } from $M", path: "a.ts" }))).toContain(
+      'A module path is a string, which a metavariable cannot stand for: write its quotes, `from "$M"`',
+    );
+    expect(matchesOf(await grep({ pattern: 'import { $$$N } from "$M"', path: "a.ts" }))).toHaveLength(1);
+    expect(textOf(await grep({ pattern: "import $P", path: "a.go" }))).toContain(
+      'An import path is a string, which a metavariable cannot stand for: write its quotes, `import "$P"`',
+    );
+  });
+
   it("a Dart call (no call node) is found inside a statement, and the SPEC's guard only where it disposes what it checked", async () => {
     const { grep } = await astClient({
       "a.dart":
@@ -327,8 +430,8 @@ describe("the scaffold ladder", () => {
     const { grep } = await astClient({ "a.py": "", "a.ts": "" });
     // Both read "- as an expression: it breaks at character 1, near `@decorator`" twice before.
     for (const [pattern, path] of [
-      ["@decorator", "a.py"],
-      ["else:", "a.py"],
+      ["@decorator(", "a.py"],
+      ["elif:", "a.py"],
     ] as const) {
       const tried = textOf(await grep({ pattern, path }))
         .split("\n")
@@ -519,6 +622,16 @@ describe("ast_edit and resolve", () => {
       "1 match inside another match was not rewritten (the outer one was): n.py:1. Run ast_edit again after resolving to rewrite it.",
     );
     expect(staged.structuredContent).toMatchObject({ replacements: 1, overlaps: ["n.py:1"] });
+  });
+
+  it("a rewrite that gives each match back unchanged says it matched (it read as 'No matches'), nothing staged", async () => {
+    const { edit, workdir } = await astClient({ "a.py": "print(1)\nprint(2)\n" });
+    const result = await edit({ pattern: "print($X)", rewrite: "print($X)", path: "a.py" });
+    expect(textOf(result)).toBe(
+      "2 matches in 1 file under a.py (the pattern parsed as a bare fragment (call)), but the rewrite gives back the same text for each; nothing was staged.",
+    );
+    expect(result.structuredContent).toMatchObject({ edit_id: null, replacements: 0 });
+    expect(await readFile(path.join(workdir, "a.py"), "utf8")).toBe("print(1)\nprint(2)\n");
   });
 
   it("discard writes nothing; a rewrite using an unbound metavariable is refused", async () => {

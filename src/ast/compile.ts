@@ -25,7 +25,7 @@ export interface CompiledPattern {
 
 /** The words that open a compound statement or a declaration with a body: where a header may be completed. */
 const HEADER_WORDS = new Set(
-  "if elif else for while do switch match loop try with function fn func def class struct impl trait enum interface module unless until fun async pub export static public private protected unsafe const".split(
+  "if elif else for while do switch match loop try with function fn func def class struct impl trait enum interface module unless until fun async pub export static public private protected unsafe const type except finally catch".split(
     " ",
   ),
 );
@@ -52,19 +52,47 @@ export function compilePattern(grammar: Grammar, pattern: string, body = "_"): C
     `Unparseable pattern for ${grammar.id}: \`${trimmed}\` is not valid ${grammar.id} in any context tried, so it was not searched.\n` +
       problems.map((p) => `- ${p}`).join("\n") +
       "\nWrite the fragment as it appears in source (complete brackets and strings); metavariables are $NAME, $$$NAME, $_." +
-      // JSON's grammar has no bare word, so a metavariable can only stand inside a string there.
-      (grammar.id === "json" && /(^|[^"\w])\$/.test(trimmed)
-        ? '\nIn JSON a metavariable works only inside a string: `"name": "$N"` captures a string value\'s content, `"$K": 1` a key; other values are written out (`"port": 8080`), or search the file as text.'
-        : ""),
+      HINTS.filter((h) => h.languages.includes(grammar.id) && h.when.test(trimmed))
+        .map((h) => `\n${h.hint}`)
+        .join(""),
   );
 }
+
+/** Where a metavariable cannot stand in a language's grammar, and what to write instead. */
+const HINTS: readonly { languages: readonly string[]; when: RegExp; hint: string }[] = [
+  {
+    // ast-grep reads a metavariable as a lowercase name, and Ruby wants a constant there.
+    languages: ["ruby"],
+    when: /^\s*(class|module)\s+\$/m,
+    hint: "In Ruby a class or module name is a constant, which a metavariable cannot stand for: write the name (`class Greeter`), or give a `rule` instead of `pattern`: `{ kind: class }` (or `module`), with `has: { field: name, regex: … }` to pick by name.",
+  },
+  {
+    // JSON's grammar has no bare word, so a metavariable can only stand inside a string there.
+    languages: ["json"],
+    when: /(^|[^"\w])\$/,
+    hint: 'In JSON a metavariable works only inside a string: `"name": "$N"` captures a string value\'s content, `"$K": 1` a key; other values are written out (`"port": 8080`), or search the file as text.',
+  },
+  {
+    languages: ["typescript", "tsx", "javascript"],
+    when: /(\bfrom|^\s*import)\s+\$[A-Z_]/m,
+    hint: 'A module path is a string, which a metavariable cannot stand for: write its quotes, `from "$M"` ($M is then the path; a pattern matches its own quote style only: for both, a `rule` with `any` of the two).',
+  },
+  {
+    languages: ["go"],
+    when: /\bimport\s+(\w+\s+)?\$[A-Z_]/,
+    hint: 'An import path is a string, which a metavariable cannot stand for: write its quotes, `import "$P"` ($P is then the path).',
+  },
+];
 
 /**
  * A compound statement's header written without its body (`def $F($$$A):`, `if ($C)`, `fn $F($$$P)`) — it did not
  * parse, or parsed only as a bodiless signature — completed with a body metavariable, when that parses as more.
  */
 function withBody(grammar: Grammar, trimmed: string, chosen: Chosen | undefined, body: string) {
-  if (!grammar.body || !HEADER_WORDS.has(/^[A-Za-z_]+/.exec(trimmed)?.[0] ?? "")) return undefined;
+  // A header that opens with its type (Java's `void $M($$$P)`) has no header word: tried when nothing parsed.
+  const header =
+    HEADER_WORDS.has(/^[A-Za-z_]+/.exec(trimmed)?.[0] ?? "") || (!chosen && trimmed.endsWith(")"));
+  if (!grammar.body || !header) return undefined;
   // A header that parsed whole stays as it is, unless only as a bodiless signature or by taking in the context's
   // own text (C's `if ($C)` became `if ($C);`, an if with an empty body).
   // Where the body is captured (ast_edit), a declaration whose body is optional and left out is completed too: as
@@ -72,7 +100,8 @@ function withBody(grammar: Grammar, trimmed: string, chosen: Chosen | undefined,
   const signature =
     chosen && (bodiless(grammar, chosen.node) || (body !== "_" && bodyLeftOut(grammar, chosen.node)));
   if (chosen?.exact && !signature) return undefined;
-  const text = `${trimmed}${grammar.body.replace(BODY_VAR, `$$$$$$${body}`)}`;
+  const end = grammar.headerEnd && !trimmed.endsWith(grammar.headerEnd) ? grammar.headerEnd : "";
+  const text = `${trimmed}${end}${grammar.body.replace(BODY_VAR, `$$$$$$${body}`)}`;
   // In C, C++ and Java `{ $$$BODY }` is a block missing a `;` (an ERROR around the metavariable, or a MISSING `;`):
   // ast-grep matches it as a block of any statements, so that break alone is let pass.
   const lone = `${grammar.expando.repeat(3)}${body}`;
@@ -116,15 +145,37 @@ export function climb(
   trimmed: string,
   tolerated: (node: SgNode) => boolean = () => false,
 ): { chosen?: Chosen; problems: string[] } {
+  // A multi metavariable alone in an ERROR is read as ast-grep reads it, the metavariable; a single one only where
+  // nothing else parses: tried with the rest, it let Go's `func $F(…) { … }` parse inside the statement scaffold
+  // as a func literal beside an ERROR holding `$F`.
+  const multi = loneMetavariable(grammar.expando, "multi");
+  const first = climbOnce(grammar, trimmed, (node) => multi(node) || tolerated(node));
+  if (first.chosen) return first;
+  const single = loneMetavariable(grammar.expando, "single");
+  const loose = climbOnce(grammar, trimmed, (node) => multi(node) || single(node) || tolerated(node));
+  return loose.chosen ? { chosen: loose.chosen, problems: first.problems } : first;
+}
+
+function climbOnce(
+  grammar: Grammar,
+  trimmed: string,
+  allowed: (node: SgNode) => boolean,
+): { chosen?: Chosen; problems: string[] } {
   const problems: string[] = [];
   let fallback: Chosen | undefined;
+  let inexact: Chosen | undefined;
   for (const rung of grammar.ladder) {
+    // After a parse that took in the scaffold's text, only the pattern as written (no scaffold) or as a statement
+    // without its `;` may read it better; another context's exact parse is not (C's `if ($C)` as a macro type).
+    if (inexact && rung.context !== HOLE && !rung.openEnd) continue;
     // A function replacement: in a string one, `$$` would turn into `$` and break $$$ metavariables.
     const context = rung.context.replace(HOLE, () => trimmed);
     const offset = rung.context.indexOf(HOLE);
     const expanded = expand(context, grammar.expando);
     const root = parse(grammar.lang, expanded).root();
-    const broken = firstBroken(root, tolerated);
+    // A statement written without its `;` (`if ($C) $S`, `return $X`) is whole, as ast-grep reads it.
+    const end = rung.openEnd && /\$[A-Z_][A-Z0-9_]*$/.test(trimmed) ? offset + trimmed.length : -1;
+    const broken = firstBroken(root, (node) => allowed(node) || missingSemicolonAt(node, end));
     if (broken) {
       // Quoted from the pattern as written: the expansion is character for character, so the offsets agree.
       problems.push(`as ${article(rung.name)}: ${describeBreak(broken, offset, trimmed.length, context)}`);
@@ -137,6 +188,13 @@ export function climb(
     }
     const kind = String(node.kind());
     const range = node.range();
+    // ast-grep takes the context's first node of the selector's kind: a scaffold that holds one before the
+    // pattern's (Kotlin's local `fun` inside the statement scaffold's own `fun`) would have it match the scaffold.
+    const first = firstOfKind(root, kind);
+    if (first && first.range().start.index !== range.start.index) {
+      problems.push(`as ${article(rung.name)}: the context around it is itself a ${kind}`);
+      continue;
+    }
     const exact = range.start.index === offset && range.end.index === offset + trimmed.length;
     const chosen = { compiled: build(trimmed, rung.name, context, kind), node, context, exact };
     if (grammar.implausible?.includes(kind)) {
@@ -144,9 +202,17 @@ export function climb(
       problems.push(`as ${article(rung.name)}: it reads as a ${kind}, which a pattern rarely means`);
       continue;
     }
+    // A node that took in the scaffold's own text (C's `#define $N $V` with the statement's `;`) is another
+    // construct than the one written: a later rung that parses the pattern exactly is preferred.
+    if (!exact) {
+      inexact ??= chosen;
+      problems.push(`as ${article(rung.name)}: the ${kind} it forms takes in the context's own text`);
+      continue;
+    }
     return { chosen, problems };
   }
-  return fallback ? { chosen: fallback, problems } : { problems };
+  const chosen = inexact ?? fallback;
+  return chosen ? { chosen, problems } : { problems };
 }
 
 function build(pattern: string, rung: RungName, context: string, selector: string): CompiledPattern {
@@ -174,6 +240,22 @@ function expand(text: string, expando: string): string {
   return text.replace(METAVAR, (m) => m.replaceAll("$", expando));
 }
 
+/**
+ * An ERROR node that is one metavariable and nothing else: where the grammar wants more than a name (Java's
+ * `($$$P)`, whose parameters need a type; a block's `{ $$$B }` without a `;`; `from $M`, where a string goes),
+ * ast-grep reads the ERROR as the metavariable itself, so the pattern is whole.
+ */
+function loneMetavariable(expando: string, which: "single" | "multi"): (node: SgNode) => boolean {
+  const e = expando.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const only = new RegExp(which === "multi" ? `^${e}${e}${e}([A-Z_][A-Z0-9_]*)?$` : `^${e}[A-Z_][A-Z0-9_]*$`);
+  return (node) => node.kind() === "ERROR" && only.test(node.text().trim());
+}
+
+function missingSemicolonAt(node: SgNode, index: number): boolean {
+  const r = node.range();
+  return node.kind() === ";" && r.start.index === index && r.end.index === index;
+}
+
 function firstBroken(node: SgNode, tolerated: (node: SgNode) => boolean): SgNode | undefined {
   if (node.kind() === "ERROR") return tolerated(node) ? undefined : node;
   const r = node.range();
@@ -192,6 +274,16 @@ function describeBreak(node: SgNode, offset: number, length: number, text: strin
   const near = text.slice(offset + at, offset + Math.min(length, at + 20)).split("\n")[0];
   const missing = node.kind() !== "ERROR" ? ` (a \`${node.kind()}\` is missing)` : "";
   return `it breaks at character ${at + 1}${near ? `, near \`${near}\`` : " (the end)"}${missing}`;
+}
+
+/** The first node of `kind` in preorder, as ast-grep's selector finds it. */
+function firstOfKind(node: SgNode, kind: string): SgNode | undefined {
+  if (String(node.kind()) === kind) return node;
+  for (const child of node.children()) {
+    const found = firstOfKind(child, kind);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** The innermost node whose range is exactly [start, end); else the smallest one containing it. */

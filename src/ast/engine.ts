@@ -251,9 +251,13 @@ export class AstEngine {
     const how = `${query.how}${rewrite === args.rewrite ? "" : `; the rewrite read as \`${rewrite.replace(/\n/g, " ⏎ ")}\` (the body carried over unchanged)`}`;
 
     if (replacements === 0) {
+      // Matched, but the rewrite gives each match back as it was: "no matches" would send the model after a pattern.
+      const found = count
+        ? `${plural(count, "match", "matches")} in ${plural(outcome.files.filter((f) => f.total).length, "file")} under ${where} (${how}), but the rewrite gives back the same text for ${count === 1 ? "it" : "each"}`
+        : `No matches in ${plural(outcome.searched, `${grammar.id} file`)} under ${where} (${how})`;
       return {
         cost: costOf(outcome),
-        text: `No matches in ${plural(outcome.searched, `${grammar.id} file`)} under ${where} (${how}); nothing was staged.${skipped ? `\n${skipped}` : ""}`,
+        text: `${found}; nothing was staged.${skipped ? `\n${skipped}` : ""}`,
         structured: { edit_id: null, replacements: 0, files: [], overlaps },
       };
     }
