@@ -8,6 +8,8 @@ import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createRun } from "../src/index.js";
+import { OutsideChanges } from "../src/lsp/outside-changes.js";
+import type { LspSupervisor } from "../src/lsp/supervisor.js";
 import { call, textOf, track, workdirWith } from "./helpers.js";
 
 const TS = {
@@ -119,5 +121,26 @@ describe("watching a huge tree", () => {
     expect(status).toMatch(
       /\nChanges made outside runbound's tools are watched in 5000 folders; \d+ more folders are not watched \(the cap is 5000\)/,
     );
+  });
+});
+
+describe("a workdir deleted under a live run", () => {
+  it("does not take the host down: the watch's question about the folder above it is answered, not thrown", async () => {
+    // The folder gone as the watch starts (a harness cleaning up before dispose): chokidar then watches the folder
+    // above, for the workdir to come back, and asks whether to ignore it — an ignore-rules error there was an
+    // unhandled rejection, which ends a Node host by default.
+    const workdir = path.join(await workdirWith(TS), "gone");
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => rejections.push(reason);
+    process.on("unhandledRejection", onRejection);
+    const outside = new OutsideChanges({ workdir } as unknown as LspSupervisor);
+    try {
+      outside.start();
+      await new Promise((r) => setTimeout(r, 500));
+      expect(rejections.map(String)).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onRejection);
+      await outside.dispose();
+    }
   });
 });
