@@ -22,7 +22,8 @@ export type RungName =
   | "set or dict entry"
   | "decorator"
   | "except clause"
-  | "case clause";
+  | "case clause"
+  | "annotation";
 
 export interface Rung {
   readonly name: RungName;
@@ -86,6 +87,7 @@ const JS_LADDER: Rung[] = [
   { name: "class member", context: `class __C {\n${HOLE}\n}` },
   { name: "expression", context: `__x = (${HOLE});` },
   { name: "object member", context: `({ ${HOLE} });` },
+  { name: "case clause", context: `switch (__x) {\n${HOLE}\n}` },
 ];
 
 /** A function or method signature without a body: what `function $F($$$P)` or `if ($C)` parse as alone. */
@@ -199,6 +201,7 @@ export const GRAMMARS: readonly Grammar[] = [
       { name: "declaration", context: HOLE },
       { name: "class member", context: `struct __S {\n${HOLE};\n};` },
       { name: "expression", context: `int __x = ${HOLE};` },
+      { name: "case clause", context: `void __f(void) { switch (__x) {\n${HOLE}\n} }` },
     ],
     body: BRACES,
     rewriteBody: BRACES_REWRITE,
@@ -216,6 +219,7 @@ export const GRAMMARS: readonly Grammar[] = [
       { name: "declaration", context: HOLE },
       { name: "class member", context: `class __C {\n${HOLE};\n};` },
       { name: "expression", context: `auto __x = ${HOLE};` },
+      { name: "case clause", context: `void __f() { switch (__x) {\n${HOLE}\n} }` },
     ],
     body: BRACES,
     rewriteBody: BRACES_REWRITE,
@@ -233,6 +237,8 @@ export const GRAMMARS: readonly Grammar[] = [
       { name: "class member", context: `class __C {\n${HOLE}\n}` },
       { name: "declaration", context: HOLE },
       { name: "expression", context: `class __C { Object __x = ${HOLE}; }` },
+      { name: "annotation", context: `class __C {\n${HOLE}\nvoid __f() {}\n}` },
+      { name: "case clause", context: `class __C { void __f() { switch (__x) {\n${HOLE}\n} } }` },
     ],
     body: BRACES,
     rewriteBody: BRACES_REWRITE,
@@ -246,6 +252,8 @@ export const GRAMMARS: readonly Grammar[] = [
       CLIKE_STATEMENT_NO_SEMI("fun __f() {BODY}"),
       { name: "class member", context: `class __C {\n${HOLE}\n}` },
       { name: "declaration", context: HOLE },
+      // `@$A` alone is not Kotlin: an annotation stands before a declaration.
+      { name: "annotation", context: `${HOLE}\nfun __f() {}` },
     ],
     // A class, an object or a function may be declared without a body.
     optionalBodyKinds: {

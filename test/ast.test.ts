@@ -341,6 +341,24 @@ describe("the scaffold ladder", () => {
     expect(matchesOf(go).map((m) => m.line)).toEqual([5]);
   });
 
+  it("annotations in Java and Kotlin, and a case clause in TypeScript, parse in a context of their own", async () => {
+    const { grep, workdir } = await astClient({
+      ...DECLARATIONS,
+      "B.java":
+        'class B {\n  @Override\n  public String toString() { return "b"; }\n  @Deprecated void old() {}\n}\n',
+      "b.kt": "@JvmStatic\nfun main() {}\n",
+    });
+    const java = await grep({ pattern: "@$A", path: "B.java" });
+    expect(java.structuredContent).toMatchObject({ rung: "annotation", selector: "marker_annotation" });
+    expect(matchesOf(java).map((m) => m.captures.A)).toEqual(["Override", "Deprecated"]);
+    expect(matchesOf(java).map((m) => m.line)).toEqual(cliLines(workdir, "B.java", "java", "@$A"));
+    const kotlin = await grep({ pattern: "@$A", path: "b.kt" });
+    expect(matchesOf(kotlin).map((m) => m.line)).toEqual(cliLines(workdir, "b.kt", "kotlin", "@$A"));
+    const ts = await grep({ pattern: "case $X:", path: "a.ts" });
+    expect(ts.structuredContent).toMatchObject({ rung: "case clause", selector: "switch_case" });
+    expect(matchesOf(ts).map((m) => m.line)).toEqual([4]);
+  });
+
   it("a header that opens with its type, or Go's `type`, is completed with a body; Ruby's `class $C` is refused with what works", async () => {
     const { grep } = await astClient(DECLARATIONS);
     const java = await grep({ pattern: "void $M($$$P)", path: "A.java" });
