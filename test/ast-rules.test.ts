@@ -3,14 +3,10 @@
  * must find the same matches — for every relational and composite operator, constraints and utils. Then the
  * refusals: a misspelled key, a kind the grammar lacks, a bad regex, an unbound constraint, each naming its path.
  */
-import { spawnSync } from "node:child_process";
-import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun, type Run } from "../src/index.js";
-import { call, suiteWorkdir, textOf, treeOf } from "./helpers.js";
-
-const CLI = path.resolve(import.meta.dirname, "../node_modules/.bin/ast-grep");
+import { astGrepCli, call, suiteWorkdir, textOf, treeOf } from "./helpers.js";
 
 const FILES = {
   "src/a.js": [
@@ -131,21 +127,7 @@ function cliMatches(dir: string, c: RuleCase): string[] {
     ...(c.constraints ? [`constraints: ${JSON.stringify(c.constraints)}`] : []),
     ...(c.utils ? [`utils: ${JSON.stringify(c.utils)}`] : []),
   ].join("\n");
-  const out = spawnSync(CLI, ["scan", "--inline-rules", yaml, "--json=stream", "."], {
-    cwd: dir,
-    encoding: "utf8",
-  });
-  if (out.status !== 0 && out.status !== 1) throw new Error(`ast-grep scan failed: ${out.stderr}`);
-  return out.stdout
-    .split("\n")
-    .filter(Boolean)
-    .map(
-      (l) =>
-        JSON.parse(l) as {
-          file: string;
-          range: { start: { line: number; column: number }; end: { line: number } };
-        },
-    )
+  return astGrepCli(dir, ["scan", "--inline-rules", yaml, "."])
     .map((m) => `${m.file}:${m.range.start.line + 1}:${m.range.start.column + 1}-${m.range.end.line + 1}`)
     .sort();
 }

@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { StagedEdits, type StagedFile } from "../src/ast/staged-edits.js";
 import { createRun } from "../src/index.js";
-import { call, textOf, track, treeOf, workdirWith } from "./helpers.js";
+import { astGrepCli, call, textOf, track, treeOf, workdirWith } from "./helpers.js";
 
 async function astClient(files: Record<string, string>, lsp = false) {
   const workdir = await workdirWith(files);
@@ -265,19 +265,9 @@ describe("data files", () => {
   });
 });
 
-const CLI = path.resolve(import.meta.dirname, "../node_modules/.bin/ast-grep");
-
 /** The lines where ast-grep's CLI matches `pattern` in `file` (relative to `dir`). */
 function cliLines(dir: string, file: string, language: string, pattern: string): number[] {
-  const out = spawnSync(CLI, ["run", "-p", pattern, "-l", language, "--json=stream", file], {
-    cwd: dir,
-    encoding: "utf8",
-  });
-  if (out.status !== 0 && out.status !== 1) throw new Error(`ast-grep run failed: ${out.stderr}`);
-  return out.stdout
-    .split("\n")
-    .filter(Boolean)
-    .map((l) => (JSON.parse(l) as { range: { start: { line: number } } }).range.start.line + 1);
+  return astGrepCli(dir, ["run", "-p", pattern, "-l", language, file]).map((m) => m.range.start.line + 1);
 }
 
 const DECLARATIONS = {

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -131,4 +132,21 @@ export function fakeServer(mode: string, args: readonly string[] = []): ServerSp
     ],
     install: "it is a test fixture",
   };
+}
+
+/** A match as ast-grep's CLI reports it (`--json=stream`): 0-based lines and columns. */
+export interface CliMatch {
+  readonly file: string;
+  readonly range: { start: { line: number; column: number }; end: { line: number } };
+}
+
+/** Runs ast-grep's own CLI (@ast-grep/cli) in `dir` with `args` (`run …` or `scan …`), for its matches to compare. */
+export function astGrepCli(dir: string, args: readonly string[]): CliMatch[] {
+  const cli = path.resolve(import.meta.dirname, "../node_modules/.bin/ast-grep");
+  const out = spawnSync(cli, [...args, "--json=stream"], { cwd: dir, encoding: "utf8" });
+  if (out.status !== 0 && out.status !== 1) throw new Error(`ast-grep ${args[0]} failed: ${out.stderr}`);
+  return out.stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as CliMatch);
 }
