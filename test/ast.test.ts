@@ -535,6 +535,15 @@ describe("ast_grep scope", () => {
     expect(await treeOf(workdir)).toEqual(before);
   });
 
+  it("a pattern over 10,000 characters is refused by its length before any parse (1 MB held the host 8.5 s)", async () => {
+    const { grep } = await astClient({ "a.ts": "f(1);\n" });
+    const result = await grep({ pattern: `f(${"x, ".repeat(5000)}(`, path: "a.ts" });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe(
+      "`pattern` is 15,003 characters, over the 10,000 a pattern may have: give a smaller fragment (a distinctive line or call of the code, with $X for the parts that vary), or a `rule` with `regex`.",
+    );
+  });
+
   it("a lone multi metavariable is the pattern's fault, said as such (it read as a fault of runbound)", async () => {
     const { grep, edit } = await astClient({ "a.py": "f(1, 2)\n", "b.js": "f(1)\n" });
     const alone =

@@ -23,6 +23,9 @@ export interface CompiledPattern {
   readonly completed?: { readonly written: string; readonly body: string };
 }
 
+/** The longest pattern compiled: a code fragment, not a file. */
+const MAX_PATTERN_CHARS = 10_000;
+
 /** The words that open a compound statement or a declaration with a body: where a header may be completed. */
 const HEADER_WORDS = new Set(
   "if elif else for while do switch match loop try with function fn func def class struct impl trait enum interface module unless until fun async pub export static public private protected unsafe const type except finally catch".split(
@@ -39,6 +42,12 @@ const METAVAR = /\$\$\$([A-Z_][A-Z0-9_]*)?|\$([A-Z_][A-Z0-9_]*)/g;
 export function compilePattern(grammar: Grammar, pattern: string, body = "_"): CompiledPattern {
   const trimmed = pattern.trim();
   if (trimmed === "") throw new ToolError("`pattern` is empty; give a code fragment, e.g. `dispose($X)`.");
+  // Each rung parses the pattern (twice over when nothing parses, more for a header): 1 MB of pattern held the
+  // host's event loop for 8.5 s.
+  if (trimmed.length > MAX_PATTERN_CHARS)
+    throw new ToolError(
+      `\`pattern\` is ${trimmed.length.toLocaleString("en-US")} characters, over the ${MAX_PATTERN_CHARS.toLocaleString("en-US")} a pattern may have: give a smaller fragment (a distinctive line or call of the code, with $X for the parts that vary), or a \`rule\` with \`regex\`.`,
+    );
   // ast-grep refuses a multi metavariable that stands alone (it matches a list, inside a larger pattern).
   if (/^\$\$\$[A-Z0-9_]*$/.test(trimmed))
     throw new ToolError(

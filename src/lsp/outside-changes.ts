@@ -60,7 +60,7 @@ export class OutsideChanges {
     const rel = path.relative(workdir, file);
     // A workdir gone as the watch starts has chokidar watch the folder above for it to come back, and ask of that
     // folder here: not the run's to watch (and the ignore rules throw on a path that leaves the workdir).
-    if (rel === ".." || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) return true;
+    if (rel.startsWith("..") || path.isAbsolute(rel)) return true;
     const name = path.basename(file);
     if (name.startsWith(".") || SKIPPED.has(name)) return true;
     // Cargo's build folder, even where no .gitignore names it: thousands of folders of output.
