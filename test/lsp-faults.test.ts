@@ -119,6 +119,18 @@ describe("lsp faults (scripted server)", () => {
     expect(textOf(result)).toBe("Diagnostics (fake, fresh): 1 error\n  1  error: fake problem [fake F1]");
   });
 
+  it("an error answer quotes what the server reported before it (its errors and warnings, paths relative), and status its newest report", async () => {
+    const { lsp } = await fakeRun("refuse");
+    const result = await lsp({ action: "definition", ...at });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe(
+      'Fake answered textDocument/definition with an error: no views. That is the server\'s own answer, not a fault of the arguments. Fake reported before: "failed to load mod.fake: tool missing". Most often its project does not load here: `lsp diagnostics` with file "*" shows the build\'s errors, `lsp status` what the server last reported.',
+    );
+    expect(textOf(await lsp({ action: "status" }))).toMatch(
+      /^ {2}fake @ \.: ready, pid \d+, last reported: "failed to load mod\.fake: tool missing", on the host/m,
+    );
+  });
+
   it("dispose ends the server process", async () => {
     const { lsp, received, run } = await fakeRun("normal");
     await lsp({ action: "hover", ...at });

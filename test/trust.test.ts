@@ -105,7 +105,7 @@ describe("a go.mod cannot make runbound fetch and run a Go toolchain", () => {
     );
     const hover = await call(plan, "lsp", { action: "hover", file: "main.go", line: 3, symbol: "main" });
     expect(textOf(hover)).toMatch(
-      /^gopls answered textDocument\/hover with an error: no package metadata for file .*main\.go\. That is the server's own answer, not a fault of the arguments:/,
+      /^gopls answered textDocument\/hover with an error: no package metadata for file .*main\.go\. That is the server's own answer, not a fault of the arguments\. gopls reported before: ".*go\.mod requires go >= 1\.99 \(running go [\d.]+; GOTOOLCHAIN=local\).* Most often/,
     );
     const gopls = run.processes.running().find((p) => p.label === "gopls language server");
     const environ = (await readFile(`/proc/${gopls!.pid}/environ`, "utf8")).split("\0");

@@ -23,7 +23,8 @@ export interface ServerEventSink {
     value: WorkDoneProgressBegin | WorkDoneProgressReport | WorkDoneProgressEnd,
   ): void;
   statusChanged(params: { quiescent?: boolean; message?: string }): void;
-  logged(message: string): void;
+  /** `report`: sent as an error or a warning. */
+  logged(message: string, report: boolean): void;
 }
 
 export function answerServerRequests(connection: MessageConnection, sink: ServerEventSink): void {
@@ -74,11 +75,12 @@ export function answerServerRequests(connection: MessageConnection, sink: Server
       sink.statusChanged(params);
     },
   );
+  // Message types: 1 error, 2 warning, 3 info, 4 log.
   connection.onNotification("window/logMessage", (params: { type: number; message: string }) => {
-    if (params.type <= 2) sink.logged(params.message);
+    if (params.type <= 2) sink.logged(params.message, true);
   });
-  connection.onNotification("window/showMessage", (params: { message: string }) =>
-    sink.logged(params.message),
+  connection.onNotification("window/showMessage", (params: { type: number; message: string }) =>
+    sink.logged(params.message, params.type <= 2),
   );
   connection.onNotification(() => undefined);
 }

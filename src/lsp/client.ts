@@ -15,6 +15,7 @@ import type { ServerSpec } from "./catalog.js";
 import { answerServerRequests, CLIENT_CAPABILITIES, type ServerEventSink } from "./client-requests.js";
 import type { OpenDocument, PushedDiagnostics } from "./documents.js";
 import { RequestTimeout, ServerRefusal } from "./request-errors.js";
+import { ServerOutput } from "./server-output.js";
 import { startServer } from "./server-process.js";
 import { WatchedFiles } from "./watched-files.js";
 
@@ -22,7 +23,6 @@ export type ServerState = "starting" | "indexing" | "ready" | "crashed" | "stopp
 
 export type { OpenDocument, PushedDiagnostics } from "./documents.js";
 
-const LOG_LINES = 40;
 /** The progress entry standing for a server that says it is not quiescent. */
 const SERVER_STATUS = "$serverStatus";
 
@@ -52,7 +52,7 @@ export class LspClient {
   readonly #progress = new Map<string | number, string>();
   /** How many work-done progresses have begun: tells "a check began after the save" from "none came". */
   progressBegun = 0;
-  readonly #log: string[] = [];
+  readonly output = new ServerOutput();
   readonly #listeners = new Set<() => void>();
   #seq = 0;
   #connection: MessageConnection | undefined;
@@ -81,10 +81,6 @@ export class LspClient {
     return [...this.#progress.values()];
   }
 
-  get log(): readonly string[] {
-    return this.#log;
-  }
-
   supportsPull(): boolean {
     return (
       this.capabilities.diagnosticProvider !== undefined ||
@@ -107,12 +103,12 @@ export class LspClient {
     );
     this.#process = proc;
     this.inPlace = inPlace;
-    proc.child.stderr?.on("data", (chunk: Buffer) => this.#remember(chunk.toString()));
+    proc.child.stderr?.on("data", (chunk: Buffer) => this.output.add(chunk.toString()));
     this.#connection = connection;
     answerServerRequests(connection, this.#sink());
     // After a crash, requests in flight never settle unless the connection is disposed (measured with kill -9).
     connection.onClose(() => this.#ended("the connection closed"));
-    connection.onError(([error]) => this.#remember(`connection error: ${error.message}`));
+    connection.onError(([error]) => this.output.add(`connection error: ${error.message}`));
     proc.exited.then(({ code, signal }) => this.#ended(`the process exited (${signal ?? `code ${code}`})`));
     connection.listen();
     const rootUri = pathToFileURL(this.root).href;
@@ -167,7 +163,13 @@ export class LspClient {
       if (error instanceof RequestTimeout) this.consecutiveTimeouts++;
       if (signal?.aborted) throw signal.reason;
       if (error instanceof ResponseError && !this.#isCrashed())
-        throw new ServerRefusal(this.spec.name, method, error.message, error.code);
+        throw new ServerRefusal(
+          this.spec.name,
+          method,
+          error.message,
+          error.code,
+          this.output.reports.slice(-3),
+        );
       // The state may have changed while the request was pending (the server died meanwhile).
       if (this.#isCrashed()) {
         throw new ToolError(
@@ -336,21 +338,12 @@ export class LspClient {
   #ended(reason: string): void {
     if (this.state === "stopped" || this.state === "crashed") return;
     this.state = "crashed";
-    const tail = this.#log.slice(-3).join(" | ");
+    const tail = this.output.log.slice(-3).join(" | ");
     this.lastError = tail ? `${reason}; last output: ${tail}` : reason;
     this.#connection?.dispose();
     this.#connection = undefined;
     this.#wake();
     this.#onExit?.(this);
-  }
-
-  #remember(text: string): void {
-    for (const line of text.split("\n")) {
-      const trimmed = line.trim();
-      if (!trimmed) continue;
-      this.#log.push(trimmed.length > 300 ? `${trimmed.slice(0, 300)}…` : trimmed);
-    }
-    if (this.#log.length > LOG_LINES) this.#log.splice(0, this.#log.length - LOG_LINES);
   }
 
   #wake(): void {
@@ -395,7 +388,7 @@ export class LspClient {
         else this.#progress.delete(SERVER_STATUS);
         reflect();
       },
-      logged: (message) => this.#remember(message),
+      logged: (message, report) => this.output.add(message, report),
     };
   }
 }

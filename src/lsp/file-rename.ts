@@ -16,6 +16,7 @@ import { plural } from "../files/text.js";
 import { visibleLine } from "../files/visible.js";
 import type { LspClient, OpenDocument } from "./client.js";
 import { movePaths } from "./rename-check.js";
+import { reportedBefore } from "./request-errors.js";
 import type { RenameAnswer } from "./schema.js";
 import { type LspBase, warmedUp } from "./target.js";
 import { applyWorkspaceEdit } from "./workspace-edit.js";
@@ -49,7 +50,7 @@ export async function renameFile(
         .catch((error: Error) => {
           if (error.name === "TimeoutError") throw error;
           throw new ToolError(
-            `${client.spec.name} could not propose the edits for moving ${from.rel}: ${visibleLine(error.message.slice(0, 300))}. Nothing was moved.`,
+            `${client.spec.name} could not propose the edits for moving ${from.rel}: ${visibleLine(error.message.slice(0, 300))}.${reportedBefore(error, base.workdir)} Nothing was moved.`,
           );
         });
       return { client, edit };

@@ -30,6 +30,8 @@ export interface ServerStatus {
   restarts: number;
   progress?: string[];
   lastError?: string;
+  /** The newest error or warning the server reported. */
+  reported?: string;
   /** Stopped for idleness now, or started again after it. */
   idle?: string;
   /** Runs in the run's place: it runs the project's code (confined), or the run's place is a container. */
@@ -54,6 +56,7 @@ export function statusOf(handle: Handle, root: string, idleMs: number): ServerSt
     inPlace: client.inPlace,
     ...(client.progressTitles.length ? { progress: client.progressTitles } : {}),
     ...(client.lastError && !handle.idle.stopped ? { lastError: client.lastError } : {}),
+    ...(client.output.reports.length ? { reported: client.output.reports.at(-1) } : {}),
     ...(handle.idle.stops
       ? { idle: idleNote({ why: handle.idle.why ?? `after ${idleMs / 1000} s idle`, ...handle.idle }) }
       : {}),

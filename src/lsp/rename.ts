@@ -3,6 +3,7 @@ import type { WorkspaceEdit } from "vscode-languageserver-protocol";
 import { ToolError } from "../errors.js";
 import { plural } from "../files/text.js";
 import { checkNewName } from "./rename-check.js";
+import { reportedBefore } from "./request-errors.js";
 import type { RenameAnswer } from "./schema.js";
 import { fileUri, type LspBase, requireCapability, type Target } from "./target.js";
 import { applyWorkspaceEdit } from "./workspace-edit.js";
@@ -22,7 +23,9 @@ export async function rename(
   const where = `\`${t.target.identifier}\` at ${t.target.path}:${t.target.line}`;
   const refused = (what: string) => (error: Error) => {
     if (error instanceof ToolError || error.name === "TimeoutError") throw error;
-    throw new ToolError(`${server} ${what}: ${error.message}. Nothing was changed.`);
+    throw new ToolError(
+      `${server} ${what}: ${error.message}.${reportedBefore(error, base.workdir)} Nothing was changed.`,
+    );
   };
   const provider = t.client.capabilities.renameProvider;
   if (typeof provider === "object" && provider.prepareProvider) {

@@ -15,6 +15,7 @@ import { type HierarchyOptions, navigate } from "./navigation.js";
 import { OutsideChanges } from "./outside-changes.js";
 import { rename } from "./rename.js";
 import { checkRename, type RenameArgs } from "./rename-check.js";
+import { quoteReport } from "./request-errors.js";
 import type { AfterWriteDiagnostics, LspAnswer, NavigationAction, RenameAnswer } from "./schema.js";
 import type { LspSupervisor } from "./supervisor.js";
 import { symbols } from "./symbols.js";
@@ -138,7 +139,7 @@ export class LanguageService implements LspBase {
     const { running, unavailable, available } = this.supervisor.status();
     const rows = running.map(
       (s) =>
-        `  ${s.id} @ ${s.root}: ${s.idle?.startsWith("stopped") ? s.idle : s.state}${s.progress ? ` (${s.progress.join("; ")})` : ""}${s.pid ? `, pid ${s.pid}` : ""}${s.restarts ? `, ${plural(s.restarts, "restart")}` : ""}${s.lastError ? `, last error: ${s.lastError}` : ""}${s.idle && !s.idle.startsWith("stopped") ? `, ${s.idle}` : ""}, ${this.#placeOf(s.inPlace)}`,
+        `  ${s.id} @ ${s.root}: ${s.idle?.startsWith("stopped") ? s.idle : s.state}${s.progress ? ` (${s.progress.join("; ")})` : ""}${s.pid ? `, pid ${s.pid}` : ""}${s.restarts ? `, ${plural(s.restarts, "restart")}` : ""}${s.lastError ? `, last error: ${s.lastError}` : ""}${s.reported ? `, last reported: ${quoteReport(s.reported, this.workdir)}` : ""}${s.idle && !s.idle.startsWith("stopped") ? `, ${s.idle}` : ""}, ${this.#placeOf(s.inPlace)}`,
     );
     const idle = available
       .filter((a) => !running.some((r) => r.id === a.id))

@@ -1,6 +1,5 @@
 import { ToolError } from "../errors.js";
-import { visibleLine } from "../files/visible.js";
-import { RequestTimeout, ServerRefusal } from "../lsp/request-errors.js";
+import { quoteReport, RequestTimeout, reportedBefore, ServerRefusal } from "../lsp/request-errors.js";
 import {
   type LspAction,
   type LspAnswer,
@@ -35,7 +34,7 @@ export const lspTool = defineTool({
     } catch (error) {
       if (error instanceof ServerRefusal) {
         throw new ToolError(
-          `${error.server} answered ${error.method} with an error: ${visibleLine(error.message.slice(0, 500))}. That is the server's own answer, not a fault of the arguments: most often its project does not load here (\`lsp diagnostics\` with file "*" shows the build's errors, \`lsp status\` the server's last output).`,
+          `${error.server} answered ${error.method} with an error: ${quoteReport(error.message.slice(0, 500), ctx.use("lsp").workdir, false)}. That is the server's own answer, not a fault of the arguments.${reportedBefore(error, ctx.use("lsp").workdir)} Most often its project does not load here: \`lsp diagnostics\` with file "*" shows the build's errors, \`lsp status\` what the server last reported.`,
         );
       }
       if (error instanceof RequestTimeout) {
