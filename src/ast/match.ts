@@ -2,6 +2,7 @@
  * the search workers. */
 import { readFileSync } from "node:fs";
 import type { NapiConfig, SgNode } from "@ast-grep/napi";
+import { firstNonUtf8Line } from "../files/utf8.js";
 import type { TreeCache } from "./tree-cache.js";
 
 export interface AstMatch {
@@ -74,6 +75,8 @@ export interface FileMatches {
   readonly nested?: { readonly count: number; readonly named: string[] };
   /** With `outermost`: there are more outermost matches than the limit (`total` is the limit). */
   readonly more?: true;
+  /** With `outermost`: the line where the file first is not UTF-8 (its rewrite is refused). */
+  readonly nonUtf8?: number;
 }
 
 /** What one file cost: nothing (unreadable, or lacking the pattern's words), a reused tree, or a parse. */
@@ -105,13 +108,14 @@ export function matchFile(
   search: number,
   options: MatchOptions = {},
 ): { cost: FileCost; held?: boolean; found?: FileMatches } {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file.abs, "utf8");
+    bytes = readFileSync(file.abs);
   } catch {
     trees.forget(lang, file.abs);
     return { cost: "skipped" };
   }
+  const text = bytes.toString("utf8");
   if (!mayMatch(text, spec)) return { cost: "skipped" };
   const { root, reused, held } = trees.tree(lang, file.abs, text, search);
   let nodes = root.root().findAll(rule);
@@ -119,12 +123,19 @@ export function matchFile(
   if (!nodes.length) return { cost, held };
   let nested: FileMatches["nested"];
   let more = false;
-  if (options.outermost !== undefined)
+  let nonUtf8: number | undefined;
+  if (options.outermost !== undefined) {
     ({ nodes, nested, more } = outermostOf(file.rel, nodes, options.outermost));
+    nonUtf8 = firstNonUtf8Line(bytes);
+  }
   const keep = options.keep ?? Number.POSITIVE_INFINITY;
   // Only the matches that can be shown become answers (a dense search of one file had 40,000, each several napi calls).
   const matches = nodes.slice(0, keep).map((n) => toMatch(file.rel, text, n, spec));
-  const extra = { ...(nested ? { nested } : {}), ...(more ? { more } : {}) };
+  const extra = {
+    ...(nested ? { nested } : {}),
+    ...(more ? { more } : {}),
+    ...(nonUtf8 === undefined ? {} : { nonUtf8 }),
+  };
   return { cost, held, found: { file, text, matches, total: nodes.length, ...extra } };
 }
 

@@ -5,6 +5,7 @@
  */
 
 import { sizeText } from "../files/text.js";
+import { notUtf8Message } from "../files/utf8.js";
 import type { FileMatches } from "./match.js";
 import { lineStarts, renderRewrite } from "./rewrite.js";
 import { snippet } from "./snippet.js";
@@ -38,6 +39,15 @@ export function stageFile(
   rewrite: string,
 ): StagedText | { readonly refused: string } | undefined {
   if (found.total > MAX_REPLACEMENTS) return undefined;
+  if (found.nonUtf8 !== undefined)
+    return {
+      refused: notUtf8Message(
+        found.file.rel,
+        found.nonUtf8,
+        "nothing was staged",
+        "; or narrow `path` to leave it out",
+      ),
+    };
   const limit = stagedLimit(found.text.length);
   const pieces: string[] = [];
   const preview: string[] = [];

@@ -9,6 +9,7 @@ import { writeAtomic } from "./atomic.js";
 import { applyPatch, checkPatch, type PatchResult } from "./patch/apply.js";
 import { type ConfinedPath, confine } from "./paths.js";
 import { lineOfOffset, looksBinary, normalize, plural, restore, shapeOf, splitLines } from "./text.js";
+import { firstNonUtf8Line, readUtf8 } from "./utf8.js";
 
 const DEFAULT_LIMIT = 2000;
 const MAX_LINE_CHARS = 2000;
@@ -48,6 +49,11 @@ export class FileStore {
       throw new ToolError(`${target.rel} is a binary file (${bytes.length} bytes); read shows text only.`);
     const lines = splitLines(normalize(bytes.toString("utf8")));
     const total = lines.length;
+    const nonUtf8 = firstNonUtf8Line(bytes);
+    const encoding =
+      nonUtf8 === undefined
+        ? ""
+        : `; not UTF-8: line ${nonUtf8} has bytes shown as \uFFFD, and the tools that change files refuse it until it is converted`;
     const from = args.offset ?? 1;
     const limit = args.limit ?? DEFAULT_LIMIT;
     if (total === 0) {
@@ -91,7 +97,7 @@ export class FileStore {
       ? `\n(showing lines ${from}-${to} of ${total}${paged}${to < total ? `; call read with offset ${to + 1} for more` : ""})`
       : "";
     return {
-      text: `${target.rel} (${plural(total, "line")})\n${numbered}${footer}`,
+      text: `${target.rel} (${plural(total, "line")}${encoding})\n${numbered}${footer}`,
       result: {
         path: target.rel,
         kind: "file",
@@ -171,7 +177,7 @@ export class FileStore {
     }
     if (args.old_string === args.new_string)
       throw new ToolError("`old_string` and `new_string` are the same; nothing to change.");
-    const raw = await readFile(target.real, "utf8");
+    const raw = await readUtf8(target.real, target.rel);
     const shape = shapeOf(raw);
     const text = normalize(raw);
     const needle = normalize(args.old_string);

@@ -31,6 +31,7 @@ function plainEdits(op: TextDocumentEdit, rel: string, tool: string): TextEdit[]
 import { ToolError } from "../errors.js";
 import { commitChanges } from "../files/commit.js";
 import { type ConfinedPath, confine } from "../files/paths.js";
+import { firstNonUtf8Line, notUtf8Message } from "../files/utf8.js";
 import type { OpenDocument } from "./client.js";
 import { fromEncoding } from "./positions.js";
 
@@ -94,7 +95,10 @@ class PlannedEdit {
     });
     let state = this.#files.get(target.real);
     if (!state) {
-      const original = await readFile(target.real, "utf8").catch(() => undefined);
+      const bytes = await readFile(target.real).catch(() => undefined);
+      const nonUtf8 = bytes && firstNonUtf8Line(bytes);
+      if (nonUtf8 !== undefined) throw new ToolError(`${this.tool}: ${notUtf8Message(target.rel, nonUtf8)}`);
+      const original = bytes?.toString("utf8");
       state = { target, original, content: original, edits: 0 };
       this.#files.set(target.real, state);
     }

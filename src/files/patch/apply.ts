@@ -8,6 +8,7 @@ import { commitChanges } from "../commit.js";
 import { type ConfinedPath, confine } from "../paths.js";
 import type { PatchFileResult, PatchResult } from "../schema.js";
 import { normalize, plural, restore, shapeOf, splitLines } from "../text.js";
+import { firstNonUtf8Line, notUtf8Message } from "../utf8.js";
 import { type FileOp, type Hunk, parsePatch } from "./parse.js";
 
 export type { PatchFileResult, PatchResult };
@@ -58,7 +59,8 @@ async function planPatch(workdir: string, ops: FileOp[]): Promise<Planned> {
   };
   for (const op of ops) {
     const target = await confine(workdir, op.path, "patch path");
-    const current = await readIfExists(target);
+    const read = await readIfExists(target);
+    const current = read?.text;
     plan.plannedFrom.set(target.real, current);
     if (op.kind === "add") {
       claim(target, "add");
@@ -90,6 +92,7 @@ async function planPatch(workdir: string, ops: FileOp[]): Promise<Planned> {
       });
       continue;
     }
+    if (read?.nonUtf8 !== undefined) throw new ToolError(notUtf8Message(target.rel, read.nonUtf8));
     const { text, added, removed } = applyHunks(target.rel, current, op.hunks);
     if (op.moveTo !== undefined) {
       const dest = await confine(workdir, op.moveTo, "move path");
@@ -112,12 +115,15 @@ async function planPatch(workdir: string, ops: FileOp[]): Promise<Planned> {
   return plan;
 }
 
-async function readIfExists(target: ConfinedPath): Promise<string | undefined> {
+/** The file's text, and where it first is not UTF-8 (a hunk applied to it would write U+FFFD there). */
+async function readIfExists(target: ConfinedPath): Promise<{ text: string; nonUtf8?: number } | undefined> {
   try {
     const info = await stat(target.real);
     if (info.isDirectory())
       throw new ToolError(`${target.rel} is a directory; a patch changes files. Nothing was changed.`);
-    return await readFile(target.real, "utf8");
+    const bytes = await readFile(target.real);
+    const nonUtf8 = firstNonUtf8Line(bytes);
+    return { text: bytes.toString("utf8"), ...(nonUtf8 === undefined ? {} : { nonUtf8 }) };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
