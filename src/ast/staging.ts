@@ -4,7 +4,7 @@
  * was matched — on a search worker for a large scope, so the host's thread only stores the result.
  */
 
-import { sizeText } from "../files/text.js";
+import { eolAt, shapeOf, sizeText } from "../files/text.js";
 import { notUtf8Message } from "../files/utf8.js";
 import type { FileMatches } from "./match.js";
 import { lineStarts, renderRewrite } from "./rewrite.js";
@@ -54,8 +54,11 @@ export function stageFile(
   let size = 0;
   let at = 0;
   const lineStartOf = lineStarts(found.text);
+  // In a file with CRLF lines, a rewrite's line breaks are those of the line it is on (the template has "\n").
+  const eol = found.text.includes("\r\n") ? shapeOf(found.text).eol : undefined;
   for (const m of found.matches) {
-    const replaced = renderRewrite(rewrite, m, found.text, lineStartOf);
+    const rendered = renderRewrite(rewrite, m, found.text, lineStartOf);
+    const replaced = eol ? rendered.replace(/\r?\n/g, eolAt(found.text, m.start, eol)) : rendered;
     size += m.start - at + replaced.length;
     if (size > limit)
       return {

@@ -8,7 +8,15 @@ import { ToolError } from "../errors.js";
 import { writeAtomic } from "./atomic.js";
 import { applyPatch, checkPatch, type PatchResult } from "./patch/apply.js";
 import { type ConfinedPath, confine } from "./paths.js";
-import { lineOfOffset, looksBinary, normalize, plural, restore, shapeOf, splitLines } from "./text.js";
+import {
+  lineOfOffset,
+  looksBinary,
+  normalize,
+  plural,
+  shapeOf,
+  spliceNormalized,
+  splitLines,
+} from "./text.js";
 import { firstNonUtf8Line, readUtf8 } from "./utf8.js";
 
 const DEFAULT_LIMIT = 2000;
@@ -193,7 +201,12 @@ export class FileStore {
           "include more surrounding lines to make it unique, or set `replace_all: true`.",
       );
     }
-    const updated = restore(text.split(needle).join(replacement), shape);
+    // Made in the file's own text: lines the edit does not touch keep their line endings, mixed ones too.
+    const updated = spliceNormalized(
+      raw,
+      offsets.map((at) => ({ start: at, end: at + needle.length, text: replacement })),
+      shape.eol,
+    );
     return { target, updated, offsets, lines };
   }
 

@@ -17,10 +17,47 @@ export function normalize(raw: string): string {
   return (raw.startsWith("\uFEFF") ? raw.slice(1) : raw).replace(/\r\n/g, "\n");
 }
 
-/** Back to the file's own shape. */
-export function restore(text: string, shape: TextShape): string {
-  const body = shape.eol === "\r\n" ? text.replace(/\n/g, "\r\n") : text;
-  return shape.bom ? `\uFEFF${body}` : body;
+/** The line break that ends the line holding `offset` in raw text; `fallback` on a last line without one. */
+export function eolAt(raw: string, offset: number, fallback: TextShape["eol"]): TextShape["eol"] {
+  const at = raw.indexOf("\n", offset);
+  if (at === -1) return fallback;
+  return at > 0 && raw.charCodeAt(at - 1) === 13 ? "\r\n" : "\n";
+}
+
+/**
+ * Replacements found in `normalize(raw)`, made in `raw` itself: everything between them stays byte for byte (a
+ * file's mixed line endings, its BOM), and each replacement's line breaks are those of the line it begins on.
+ * `replacements` in the order of the text, not overlapping.
+ */
+export function spliceNormalized(
+  raw: string,
+  replacements: readonly { readonly start: number; readonly end: number; readonly text: string }[],
+  fallback: TextShape["eol"],
+): string {
+  const bom = raw.charCodeAt(0) === 0xfeff ? 1 : 0;
+  // The normalized offsets of the "\n"s that are "\r\n" in raw.
+  const crlf: number[] = [];
+  for (let i = bom, n = 0; i < raw.length; i++, n++) {
+    if (raw.charCodeAt(i) === 13 && raw.charCodeAt(i + 1) === 10) {
+      crlf.push(n);
+      i++;
+    }
+  }
+  let before = 0;
+  const rawOf = (offset: number) => {
+    while (before < crlf.length && crlf[before]! < offset) before++;
+    return offset + bom + before;
+  };
+  const pieces: string[] = [];
+  let at = 0;
+  for (const r of replacements) {
+    const start = rawOf(r.start);
+    const end = rawOf(r.end);
+    pieces.push(raw.slice(at, start), r.text.replace(/\r?\n/g, eolAt(raw, start, fallback)));
+    at = end;
+  }
+  pieces.push(raw.slice(at));
+  return pieces.join("");
 }
 
 export function looksBinary(bytes: Uint8Array): boolean {

@@ -7,7 +7,7 @@ import { ToolError } from "../../errors.js";
 import { commitChanges } from "../commit.js";
 import { type ConfinedPath, confine } from "../paths.js";
 import type { PatchFileResult, PatchResult } from "../schema.js";
-import { normalize, plural, restore, shapeOf, splitLines } from "../text.js";
+import { normalize, plural, shapeOf, splitLines } from "../text.js";
 import { firstNonUtf8Line, notUtf8Message } from "../utf8.js";
 import { type FileOp, type Hunk, parsePatch } from "./parse.js";
 
@@ -139,6 +139,8 @@ export function applyHunks(
   const shape = shapeOf(raw);
   const normalized = normalize(raw);
   const lines = splitLines(normalized);
+  // Each line's own ending: lines no hunk replaces keep theirs (a file may mix them).
+  const ends = lineEnds(raw, lines.length);
   let finalNewline = normalized === "" || normalized.endsWith("\n");
   let cursor = 0;
   let delta = 0;
@@ -170,7 +172,9 @@ export function applyHunks(
       at = findBlock(lines, oldLines, cursor, hint, hunk.endOfFile);
       if (at === -1) throw new ToolError(mismatchMessage(where, lines, oldLines, cursor));
     }
-    lines.splice(at, oldLines.length, ...newLines);
+    const kept = hunkLines(hunk, lines, ends, at, shape.eol);
+    lines.splice(at, oldLines.length, ...kept.lines);
+    ends.splice(at, oldLines.length, ...kept.ends);
     cursor = at + newLines.length;
     delta += newLines.length - oldLines.length;
     added += hunk.lines.filter((l) => l.op === "+").length;
@@ -179,8 +183,48 @@ export function applyHunks(
     else if (at + newLines.length === lines.length && newLines.length > 0 && hunk.hint !== undefined)
       finalNewline = true;
   });
-  const body = lines.join("\n") + (lines.length && finalNewline ? "\n" : "");
-  return { text: restore(body, shape), added, removed };
+  const last = lines.length - 1;
+  const body = lines.map((line, i) => line + (i < last || finalNewline ? ends[i] || shape.eol : "")).join("");
+  return { text: shape.bom ? `\uFEFF${body}` : body, added, removed };
+}
+
+/** Each of the first `count` lines' endings in the raw text ("" for a last line without one). */
+function lineEnds(raw: string, count: number): string[] {
+  const ends: string[] = [];
+  for (let at = 0; ends.length < count; ) {
+    const next = raw.indexOf("\n", at);
+    if (next === -1) {
+      ends.push("");
+      break;
+    }
+    ends.push(raw.charCodeAt(next - 1) === 13 ? "\r\n" : "\n");
+    at = next + 1;
+  }
+  return ends;
+}
+
+/**
+ * A hunk's lines as they go into the file: a context line as the file has it (the hunk may have matched it
+ * ignoring whitespace), an added line with the ending of the line it replaces or follows.
+ */
+function hunkLines(hunk: Hunk, lines: string[], ends: string[], at: number, eol: string) {
+  const out = { lines: [] as string[], ends: [] as string[] };
+  let old = at;
+  let ending = ends[at] || eol;
+  for (const line of hunk.lines) {
+    if (line.op === "+") {
+      out.lines.push(line.text);
+      out.ends.push(ending);
+      continue;
+    }
+    ending = ends[old] || eol;
+    if (line.op === " ") {
+      out.lines.push(lines[old] ?? line.text);
+      out.ends.push(ends[old] ?? eol);
+    }
+    old++;
+  }
+  return out;
 }
 
 const LOOSENESS: ((s: string) => string)[] = [(s) => s, (s) => s.trimEnd(), (s) => s.trim()];
