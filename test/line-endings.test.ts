@@ -64,3 +64,23 @@ describe("line endings are kept where nothing was edited", () => {
     expect(await text("l.py")).toBe("a = 1\nb = 2\nb2 = 2\n");
   });
 });
+
+describe("write over a file keeps its shape", () => {
+  it("content written with \\n over a CRLF file with a BOM gets both back, and the answer says so", async () => {
+    const { client, text } = await tools({ "w.py": "\uFEFFa = 1\r\nb = 2\r\n", "u.py": "a = 1\r\n" });
+    const over = await call(client, "write", { path: "w.py", content: "a = 1\nb = 3\n" });
+    expect(textOf(over)).toBe(
+      "Overwrote w.py (2 lines, 17 bytes; written with CRLF line endings and a byte order mark, as the file had them).",
+    );
+    expect(await text("w.py")).toBe("\uFEFFa = 1\r\nb = 3\r\n");
+    expect(textOf(await call(client, "write", { path: "w.py", content: "a = 1\nb = 3\n" }))).toBe(
+      "w.py unchanged (the content is the same).",
+    );
+    // Content that has its own CRLF is written as given; a new file too.
+    await call(client, "write", { path: "u.py", content: "a = 1\r\nb = 2\n" });
+    expect(await text("u.py")).toBe("a = 1\r\nb = 2\n");
+    expect(textOf(await call(client, "write", { path: "new.py", content: "x = 1\n" }))).toBe(
+      "Created new.py (1 line, 6 bytes).",
+    );
+  });
+});

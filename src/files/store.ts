@@ -141,19 +141,20 @@ export class FileStore {
     content: string;
   }): Promise<{ text: string; result: WriteResult; written: string[] }> {
     const { target, before } = await this.#writeTarget(args.path);
-    const lines = splitLines(args.content).length;
-    const bytes = Buffer.byteLength(args.content);
-    if (before === args.content) {
+    const { content, kept } = inShapeOf(before, args.content);
+    const lines = splitLines(content).length;
+    const bytes = Buffer.byteLength(content);
+    if (before === content) {
       return {
         text: `${target.rel} unchanged (the content is the same).`,
         result: { path: target.rel, status: "unchanged", lines, bytes },
         written: [],
       };
     }
-    await writeAtomic(target.real, args.content);
+    await writeAtomic(target.real, content);
     const status = before === undefined ? "created" : "overwritten";
     return {
-      text: `${status === "created" ? "Created" : "Overwrote"} ${target.rel} (${plural(lines, "line")}, ${plural(bytes, "byte")}).`,
+      text: `${status === "created" ? "Created" : "Overwrote"} ${target.rel} (${plural(lines, "line")}, ${plural(bytes, "byte")}${kept ? `; written with ${kept}, as the file had them` : ""}).`,
       result: { path: target.rel, status, lines, bytes },
       written: [target.rel],
     };
@@ -272,4 +273,20 @@ function notFoundMessage(rel: string, text: string, needle: string): string {
     ? ` Its first line appears (ignoring indentation) at line${near.length > 1 ? "s" : ""} ${near.join(", ")}; check whitespace and the lines after it.`
     : " Read the file and copy the exact text, including whitespace.";
   return `\`old_string\` was not found in ${rel}.${hint}`;
+}
+
+/**
+ * New content for a file that exists, in the file's shape: written with "\n" only, it gets the file's CRLF line
+ * endings and its BOM back (or a whole-file diff in a CRLF repository), and the answer says what was kept.
+ */
+function inShapeOf(before: string | undefined, content: string): { content: string; kept?: string } {
+  if (before === undefined) return { content };
+  const shape = shapeOf(before);
+  const crlf = shape.eol === "\r\n" && content.includes("\n") && !content.includes("\r\n");
+  const bom = shape.bom && !content.startsWith("\uFEFF");
+  if (!crlf && !bom) return { content };
+  const kept = [crlf ? "CRLF line endings" : "", bom ? "a byte order mark" : ""]
+    .filter(Boolean)
+    .join(" and ");
+  return { content: `${bom ? "\uFEFF" : ""}${crlf ? content.replace(/\n/g, "\r\n") : content}`, kept };
 }
