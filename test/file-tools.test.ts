@@ -1,4 +1,4 @@
-import { chmod, mkdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, stat, symlink, truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createRun } from "../src/index.js";
@@ -135,6 +135,27 @@ describe("edit", () => {
       /are the same; nothing to change/,
     );
     expect(await treeOf(workdir)).toEqual({ "f.py": "def f():\n    return 1\n" });
+  });
+});
+
+describe("a file too large to read whole", () => {
+  it("edit and apply_patch refuse it by its size at once; write replaces it without reading it", async () => {
+    const { workdir, client } = await fileClient({ "big.log": "hello\n" });
+    // Sparse: 600 MB on paper, nothing on disk. Read whole it was 4 s and a "failed inside runbound" (the text is
+    // longer than a JavaScript string can be).
+    await truncate(path.join(workdir, "big.log"), 600 * 2 ** 20);
+    const tooLarge = (tool: string) =>
+      `big.log is 600.0 MB, over the 50.0 MB ${tool} reads whole; nothing was changed. Change a file this large with a stream editor (sed) or a script.`;
+    const edit = await call(client, "edit", { path: "big.log", old_string: "hello", new_string: "bye" });
+    expect(textOf(edit)).toBe(tooLarge("edit"));
+    const patch = await call(client, "apply_patch", {
+      patch: "*** Begin Patch\n*** Update File: big.log\n@@\n-hello\n+bye\n*** End Patch\n",
+    });
+    expect(textOf(patch)).toBe(tooLarge("apply_patch"));
+    expect((await stat(path.join(workdir, "big.log"))).size).toBe(600 * 2 ** 20);
+    expect(textOf(await call(client, "write", { path: "big.log", content: "bye\n" }))).toBe(
+      "Overwrote big.log (1 line, 4 bytes).",
+    );
   });
 });
 

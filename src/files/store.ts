@@ -3,7 +3,7 @@
  * write is atomic; what was written is reported so the run's after-write hooks can follow it.
  */
 import { readFileSync, statSync } from "node:fs";
-import { readdir, readFile, stat } from "node:fs/promises";
+import { open, readdir, readFile, stat } from "node:fs/promises";
 import { ToolError } from "../errors.js";
 import { writeAtomic } from "./atomic.js";
 import { applyPatch, checkPatch, type PatchResult } from "./patch/apply.js";
@@ -11,11 +11,13 @@ import { type ConfinedPath, confine } from "./paths.js";
 import {
   lineOfOffset,
   looksBinary,
+  MAX_TEXT_BYTES,
   normalize,
   plural,
   shapeOf,
   spliceNormalized,
   splitLines,
+  tooLargeToChange,
 } from "./text.js";
 import { firstNonUtf8Line, readUtf8 } from "./utf8.js";
 
@@ -24,7 +26,8 @@ const MAX_LINE_CHARS = 2000;
 /** A page of read stops here (it answered 40 MB for 10,000 lines of 2,000 characters); the footer says where on. */
 export const READ_PAGE_CHARS = 100_000;
 const MAX_ENTRIES = 500;
-const MAX_READ_BYTES = 50 * 1024 * 1024;
+/** Bytes of an existing file write reads to keep its shape (its line endings, its BOM). */
+const HEAD_BYTES = 64 * 1024;
 
 import type { EditResult, ReadResult, WriteResult } from "./schema.js";
 
@@ -48,8 +51,8 @@ export class FileStore {
     const target = await confine(this.workdir, args.path);
     const info = statOrThrow(target.real, target.rel);
     if (info.isDirectory()) return this.#listDirectory(target.real, target.rel);
-    if (info.size > MAX_READ_BYTES) {
-      throw new ToolError(`${target.rel} is ${info.size} bytes, over read's ${MAX_READ_BYTES}-byte limit.`);
+    if (info.size > MAX_TEXT_BYTES) {
+      throw new ToolError(`${target.rel} is ${info.size} bytes, over read's ${MAX_TEXT_BYTES}-byte limit.`);
     }
     // Synchronous: a source file reads in microseconds, a promise-based read costs far more per call.
     const bytes = readFileSync(target.real);
@@ -123,16 +126,17 @@ export class FileStore {
     await this.#writeTarget(args.path);
   }
 
-  async #writeTarget(file: string): Promise<{ target: ConfinedPath; before: string | undefined }> {
+  /** The file write replaces: its size and its first bytes (its shape), when it exists; never read whole. */
+  async #writeTarget(file: string): Promise<{ target: ConfinedPath; size?: number; head?: string }> {
     const target = await confine(this.workdir, file);
     try {
       const info = await stat(target.real);
       if (info.isDirectory()) throw new ToolError(`${target.rel} is a directory; give a file path to write.`);
-      return { target, before: await readFile(target.real, "utf8") };
+      return { target, size: info.size, head: await headOf(target.real) };
     } catch (error) {
       if (error instanceof ToolError) throw error;
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-      return { target, before: undefined };
+      return { target };
     }
   }
 
@@ -140,11 +144,11 @@ export class FileStore {
     path: string;
     content: string;
   }): Promise<{ text: string; result: WriteResult; written: string[] }> {
-    const { target, before } = await this.#writeTarget(args.path);
-    const { content, kept } = inShapeOf(before, args.content);
+    const { target, size, head } = await this.#writeTarget(args.path);
+    const { content, kept } = inShapeOf(head, args.content);
     const lines = splitLines(content).length;
     const bytes = Buffer.byteLength(content);
-    if (before === content) {
+    if (size === bytes && (await readFile(target.real)).equals(Buffer.from(content))) {
       return {
         text: `${target.rel} unchanged (the content is the same).`,
         result: { path: target.rel, status: "unchanged", lines, bytes },
@@ -152,7 +156,7 @@ export class FileStore {
       };
     }
     await writeAtomic(target.real, content);
-    const status = before === undefined ? "created" : "overwritten";
+    const status = size === undefined ? "created" : "overwritten";
     return {
       text: `${status === "created" ? "Created" : "Overwrote"} ${target.rel} (${plural(lines, "line")}, ${plural(bytes, "byte")}${kept ? `; written with ${kept}, as the file had them` : ""}).`,
       result: { path: target.rel, status, lines, bytes },
@@ -177,8 +181,10 @@ export class FileStore {
 
   async #planEdit(args: EditArgs) {
     const target = await confine(this.workdir, args.path);
-    if (statOrThrow(target.real, target.rel).isDirectory())
+    const info = statOrThrow(target.real, target.rel);
+    if (info.isDirectory())
       throw new ToolError(`\`path\` ${target.rel} is a directory; edit changes a file: give a file's path.`);
+    if (info.size > MAX_TEXT_BYTES) throw new ToolError(tooLargeToChange(target.rel, info.size, "edit"));
     if (args.old_string === "") {
       throw new ToolError(
         "`old_string` is empty; quote the exact text to replace (use write to create a file).",
@@ -273,6 +279,17 @@ function notFoundMessage(rel: string, text: string, needle: string): string {
     ? ` Its first line appears (ignoring indentation) at line${near.length > 1 ? "s" : ""} ${near.join(", ")}; check whitespace and the lines after it.`
     : " Read the file and copy the exact text, including whitespace.";
   return `\`old_string\` was not found in ${rel}.${hint}`;
+}
+
+/** The first bytes of a file as text: enough to tell its BOM and its line endings. */
+async function headOf(real: string): Promise<string> {
+  const file = await open(real, "r");
+  try {
+    const { buffer, bytesRead } = await file.read({ buffer: Buffer.alloc(HEAD_BYTES), position: 0 });
+    return buffer.subarray(0, bytesRead).toString("utf8");
+  } finally {
+    await file.close();
+  }
 }
 
 /**

@@ -94,6 +94,14 @@ export function oneLine(text: string, max: number): string {
   return `${joined.slice(0, max)}… (+${(joined.length - max).toLocaleString("en-US")} characters)`;
 }
 
+/** The largest file the file tools read whole: read answers in pages up to it; edit and apply_patch refuse past it. */
+export const MAX_TEXT_BYTES = 50 * 1024 * 1024;
+
+/** Why a tool that changes files does not take one this large. */
+export function tooLargeToChange(rel: string, size: number, tool: string): string {
+  return `${rel} is ${sizeText(size)}, over the ${sizeText(MAX_TEXT_BYTES)} ${tool} reads whole; nothing was changed. Change a file this large with a stream editor (sed) or a script.`;
+}
+
 /** A size as answers say it: "12 KB" under a megabyte, else "1.4 MB". */
 export function sizeText(bytes: number): string {
   return bytes < 2 ** 20 ? `${Math.ceil(bytes / 1024)} KB` : `${(bytes / 2 ** 20).toFixed(1)} MB`;

@@ -7,7 +7,7 @@ import { ToolError } from "../../errors.js";
 import { commitChanges } from "../commit.js";
 import { type ConfinedPath, confine } from "../paths.js";
 import type { PatchFileResult, PatchResult } from "../schema.js";
-import { normalize, plural, shapeOf, splitLines } from "../text.js";
+import { MAX_TEXT_BYTES, normalize, plural, shapeOf, splitLines, tooLargeToChange } from "../text.js";
 import { firstNonUtf8Line, notUtf8Message } from "../utf8.js";
 import { type FileOp, type Hunk, parsePatch } from "./parse.js";
 
@@ -121,6 +121,8 @@ async function readIfExists(target: ConfinedPath): Promise<{ text: string; nonUt
     const info = await stat(target.real);
     if (info.isDirectory())
       throw new ToolError(`${target.rel} is a directory; a patch changes files. Nothing was changed.`);
+    if (info.size > MAX_TEXT_BYTES)
+      throw new ToolError(tooLargeToChange(target.rel, info.size, "apply_patch"));
     const bytes = await readFile(target.real);
     const nonUtf8 = firstNonUtf8Line(bytes);
     return { text: bytes.toString("utf8"), ...(nonUtf8 === undefined ? {} : { nonUtf8 }) };
