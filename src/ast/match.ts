@@ -1,7 +1,7 @@
 /** Matching one file and turning ast-grep's nodes into the matches the tools report — shared by the main thread and
  * the search workers. */
-import { readFileSync } from "node:fs";
 import type { NapiConfig, SgNode } from "@ast-grep/napi";
+import { isBytes, readRegularSync } from "../files/regular.js";
 import { firstNonUtf8Line } from "../files/utf8.js";
 import type { TreeCache } from "./tree-cache.js";
 
@@ -108,9 +108,10 @@ export function matchFile(
   search: number,
   options: MatchOptions = {},
 ): { cost: FileCost; held?: boolean; found?: FileMatches } {
-  let bytes: Buffer;
+  let bytes: Buffer | { kind: string };
   try {
-    bytes = readFileSync(file.abs);
+    bytes = readRegularSync(file.abs);
+    if (!isBytes(bytes)) throw new Error(bytes.kind);
   } catch {
     trees.forget(lang, file.abs);
     return { cost: "skipped" };

@@ -4,10 +4,11 @@
  * renamed into place and the deletions made. A failure while committing restores what was already replaced.
  * apply_patch and lsp_rename commit through here (resolve will too).
  */
-import { readFile, rename, rm, unlink, writeFile } from "node:fs/promises";
+import { rename, rm, unlink, writeFile } from "node:fs/promises";
 import { errorMessage, ToolError } from "../errors.js";
 import { type StagedFile, stageFile } from "./atomic.js";
 import type { ConfinedPath } from "./paths.js";
+import { isBytes, readRegular } from "./regular.js";
 
 export interface ChangeSet {
   readonly writes: readonly { readonly target: ConfinedPath; readonly content: string }[];
@@ -19,7 +20,8 @@ export interface ChangeSet {
 /** The first file (relative) of a change set that no longer holds what the change was planned from. */
 export async function changedSince(changes: ChangeSet): Promise<string | undefined> {
   for (const [real, before] of changes.plannedFrom ?? []) {
-    const now = await readFile(real, "utf8").catch(() => undefined);
+    const read = await readRegular(real).catch(() => undefined);
+    const now = read && (isBytes(read) ? read.toString("utf8") : read.kind);
     if (now !== before) {
       const target = [...changes.writes.map((w) => w.target), ...changes.deletes].find(
         (t) => t.real === real,
@@ -53,7 +55,8 @@ export async function commitChanges(tool: string, changes: ChangeSet): Promise<v
   // Originals, to put back if a rename or unlink fails halfway.
   const originals = new Map<string, Buffer | undefined>();
   for (const target of [...changes.writes.map((w) => w.target), ...changes.deletes]) {
-    originals.set(target.real, await readFile(target.real).catch(() => undefined));
+    const original = await readRegular(target.real).catch(() => undefined);
+    originals.set(target.real, original && isBytes(original) ? original : undefined);
   }
   const done: string[] = [];
   try {

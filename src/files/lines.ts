@@ -4,8 +4,8 @@
  * otherwise. Shared by the run's resources; the most recently read files are kept, as many as the largest answer
  * shows and within a byte budget (ARCHITECTURE.md's measured notes have the figures).
  */
-import { readFileSync } from "node:fs";
 import { type Fingerprint, fingerprint, unchanged } from "./fingerprint.js";
+import { isBytes, readRegularSync } from "./regular.js";
 
 interface Kept {
   print: Fingerprint;
@@ -43,7 +43,11 @@ function entryOf(file: string): Kept | undefined {
       kept.set(file, known);
       return known;
     }
-    const bytes = readFileSync(file);
+    const bytes = readRegularSync(file);
+    if (!isBytes(bytes)) {
+      forget(file);
+      return undefined;
+    }
     if (known?.bytes.equals(bytes)) {
       // Decoding is most of a read: the same bytes keep the same text.
       known.print = print;

@@ -2,12 +2,13 @@
  * runbound's file tools over one workdir: read, write, edit, apply_patch. Every path is confined first; every
  * write is atomic; what was written is reported so the run's after-write hooks can follow it.
  */
-import { readFileSync, statSync } from "node:fs";
+import { constants, statSync } from "node:fs";
 import { open, readdir, readFile, stat } from "node:fs/promises";
 import { ToolError } from "../errors.js";
 import { writeAtomic } from "./atomic.js";
 import { applyPatch, checkPatch, type PatchResult } from "./patch/apply.js";
 import { type ConfinedPath, confine } from "./paths.js";
+import { isBytes, notRegularMessage, readRegularSync, specialKind } from "./regular.js";
 import {
   lineOfOffset,
   looksBinary,
@@ -55,7 +56,9 @@ export class FileStore {
       throw new ToolError(`${target.rel} is ${info.size} bytes, over read's ${MAX_TEXT_BYTES}-byte limit.`);
     }
     // Synchronous: a source file reads in microseconds, a promise-based read costs far more per call.
-    const bytes = readFileSync(target.real);
+    const read = readRegularSync(target.real);
+    if (!isBytes(read)) throw new ToolError(notRegularMessage(target.rel, read.kind, "read"));
+    const bytes = read;
     if (looksBinary(bytes))
       throw new ToolError(`${target.rel} is a binary file (${bytes.length} bytes); read shows text only.`);
     const lines = splitLines(normalize(bytes.toString("utf8")));
@@ -132,6 +135,8 @@ export class FileStore {
     try {
       const info = await stat(target.real);
       if (info.isDirectory()) throw new ToolError(`${target.rel} is a directory; give a file path to write.`);
+      const kind = specialKind(info);
+      if (kind) throw new ToolError(notRegularMessage(target.rel, kind, "write"));
       return { target, size: info.size, head: await headOf(target.real) };
     } catch (error) {
       if (error instanceof ToolError) throw error;
@@ -192,7 +197,7 @@ export class FileStore {
     }
     if (args.old_string === args.new_string)
       throw new ToolError("`old_string` and `new_string` are the same; nothing to change.");
-    const raw = await readUtf8(target.real, target.rel);
+    const raw = await readUtf8(target.real, target.rel, "edit");
     const shape = shapeOf(raw);
     const text = normalize(raw);
     const needle = normalize(args.old_string);
@@ -283,7 +288,8 @@ function notFoundMessage(rel: string, text: string, needle: string): string {
 
 /** The first bytes of a file as text: enough to tell its BOM and its line endings. */
 async function headOf(real: string): Promise<string> {
-  const file = await open(real, "r");
+  // Without blocking: a file swapped for a named pipe since the stat reads as empty instead of waiting.
+  const file = await open(real, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const { buffer, bytesRead } = await file.read({ buffer: Buffer.alloc(HEAD_BYTES), position: 0 });
     return buffer.subarray(0, bytesRead).toString("utf8");

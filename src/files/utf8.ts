@@ -4,8 +4,8 @@
  * that change a file refuse it whole, saying where; read says so above what it shows.
  */
 import { isUtf8 } from "node:buffer";
-import { readFile } from "node:fs/promises";
 import { ToolError } from "../errors.js";
+import { isBytes, notRegularMessage, readRegular } from "./regular.js";
 
 /** The 1-based line of the first bytes that are not UTF-8, or undefined when every byte is. */
 export function firstNonUtf8Line(bytes: Uint8Array): number | undefined {
@@ -25,9 +25,10 @@ export function notUtf8Message(rel: string, line: number, changed = "nothing was
   return `${rel} is not UTF-8 text (line ${line} has bytes that are not UTF-8: Latin-1 or another legacy encoding?). Writing it back would replace those bytes with U+FFFD, so ${changed}. Convert the file to UTF-8 first (e.g. \`iconv -f latin1 -t utf-8\`), then change it${or}.`;
 }
 
-/** A file's text for a tool that will write it back; a ToolError when its bytes are not UTF-8. */
-export async function readUtf8(real: string, rel: string): Promise<string> {
-  const bytes = await readFile(real);
+/** A file's text for a tool that will write it back; a ToolError when it is not a regular file of UTF-8. */
+export async function readUtf8(real: string, rel: string, tool: string): Promise<string> {
+  const bytes = await readRegular(real);
+  if (!isBytes(bytes)) throw new ToolError(notRegularMessage(rel, bytes.kind, tool));
   const line = firstNonUtf8Line(bytes);
   if (line !== undefined) throw new ToolError(notUtf8Message(rel, line));
   return bytes.toString("utf8");

@@ -3,11 +3,12 @@
  * documents it opened and the diagnostics the server pushed, and gives every request a deadline: on timeout the
  * request is cancelled ($/cancelRequest) and counted, so the supervisor can restart a server that stopped answering.
  */
-import { readFileSync } from "node:fs";
+
 import { pathToFileURL } from "node:url";
 import { CancellationTokenSource, type MessageConnection, ResponseError } from "vscode-jsonrpc/node";
 import type { InitializeResult, ServerCapabilities } from "vscode-languageserver-protocol";
 import { ToolError } from "../errors.js";
+import { regularTextSync } from "../files/regular.js";
 import type { Resolved } from "../proc/binaries.js";
 import type { ProcessTracker, TrackedProcess } from "../proc/tracker.js";
 import { deadline } from "../signals.js";
@@ -205,7 +206,7 @@ export class LspClient {
   ): Promise<{ uri: string; version: number; changed: boolean; saved: boolean; baseline: number }> {
     const uri = pathToFileURL(file).href;
     // Synchronous: a source file reads in microseconds, a promise-based read costs far more per call.
-    const text = current ?? readFileSync(file, "utf8");
+    const text = current ?? regularTextSync(file, file, "lsp");
     const baseline = this.#seq;
     const doc = this.documents.get(uri);
     if (!doc) {

@@ -5,12 +5,13 @@
  * what it registered to hear; a document it has open is re-sent when its text changed on disk, and closed when the
  * file is gone (it would keep answering from the ghost).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { type FSWatcher, watch } from "chokidar";
 import ignore, { type Ignore } from "ignore";
 import { gitignoreIn } from "../files/gitignore.js";
+import { isBytes, readRegularSync } from "../files/regular.js";
 import type { LspClient } from "./client.js";
 import type { LspSupervisor } from "./supervisor.js";
 import type { ChangeType } from "./watched-files.js";
@@ -46,7 +47,10 @@ export class OutsideChanges {
     this.#watcher = watch(workdir, {
       ignoreInitial: true,
       followSymlinks: false,
-      ignored: (file, stats) => this.#ignored(workdir, rules, file, stats?.isDirectory()),
+      // A named pipe or a socket is no file for a server: told of one, a server reads it and waits for a writer.
+      ignored: (file, stats) =>
+        (stats !== undefined && !stats.isFile() && !stats.isDirectory()) ||
+        this.#ignored(workdir, rules, file, stats?.isDirectory()),
     });
     this.#watcher.on("add", (f) => this.#queue(f, 1));
     this.#watcher.on("change", (f) => this.#queue(f, 2));
@@ -94,7 +98,11 @@ export class OutsideChanges {
   }
 
   async #flush(): Promise<void> {
-    const batch = [...this.#pending].map(([file, type]) => ({ file, type }));
+    // What is no longer a regular file (a pipe in its place) is gone for the servers, whatever the watch saw.
+    const batch = [...this.#pending].map(([file, type]) => ({
+      file,
+      type: type !== 3 && special(file) ? 3 : type,
+    }));
     this.#pending.clear();
     if (batch.length === 0) return;
     this.batches++;
@@ -135,11 +143,22 @@ export class OutsideChanges {
   }
 }
 
+/** Whether the path is there but not a regular file or a folder (a named pipe, a socket, a device). */
+function special(file: string): boolean {
+  try {
+    const stats = statSync(file);
+    return !stats.isFile() && !stats.isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 function openWithText(client: LspClient, file: string): boolean {
   const doc = client.documents.get(pathToFileURL(file).href);
   if (!doc) return false;
   try {
-    return readFileSync(file, "utf8") === doc.text;
+    const bytes = readRegularSync(file);
+    return isBytes(bytes) && bytes.toString("utf8") === doc.text;
   } catch {
     return false;
   }
@@ -153,7 +172,9 @@ async function resyncOpen(client: LspClient, batch: readonly { file: string; typ
     if (!doc) continue;
     let text: string;
     try {
-      text = readFileSync(file, "utf8");
+      const bytes = readRegularSync(file);
+      if (!isBytes(bytes)) continue;
+      text = bytes.toString("utf8");
     } catch {
       continue;
     }

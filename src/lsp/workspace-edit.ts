@@ -4,7 +4,6 @@
  * sent, or a file that changed on disk since it was read, refuses the whole edit. The commit itself is
  * files/commit.ts: staged, renamed into place, restored on a failure halfway.
  */
-import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type {
   CreateFile,
@@ -31,6 +30,7 @@ function plainEdits(op: TextDocumentEdit, rel: string, tool: string): TextEdit[]
 import { ToolError } from "../errors.js";
 import { commitChanges } from "../files/commit.js";
 import { type ConfinedPath, confine } from "../files/paths.js";
+import { isBytes, notRegularMessage, readRegular } from "../files/regular.js";
 import { firstNonUtf8Line, notUtf8Message } from "../files/utf8.js";
 import type { OpenDocument } from "./client.js";
 import { fromEncoding } from "./positions.js";
@@ -95,7 +95,10 @@ class PlannedEdit {
     });
     let state = this.#files.get(target.real);
     if (!state) {
-      const bytes = await readFile(target.real).catch(() => undefined);
+      const read = await readRegular(target.real).catch(() => undefined);
+      if (read && !isBytes(read))
+        throw new ToolError(`${this.tool}: ${notRegularMessage(target.rel, read.kind, this.tool)}`);
+      const bytes = read;
       const nonUtf8 = bytes && firstNonUtf8Line(bytes);
       if (nonUtf8 !== undefined) throw new ToolError(`${this.tool}: ${notUtf8Message(target.rel, nonUtf8)}`);
       const original = bytes?.toString("utf8");
