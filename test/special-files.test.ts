@@ -30,6 +30,10 @@ describe("named pipes in the workdir", () => {
     expect(textOf(await call(client, "apply_patch", { patch }))).toBe(refused("pipe.py", "apply_patch"));
     const search = await call(client, "ast_grep", { pattern: "x = $V", path: ".", language: "python" });
     expect(textOf(search)).toMatch(/^1 match in 1 file .*\na\.py\n {2}1 {2}x = 1$/);
+    // Given as the path itself, it is said to be a pipe (it read as a folder holding no source file).
+    expect(textOf(await call(client, "ast_grep", { pattern: "x = $V", path: "pipe.py" }))).toBe(
+      refused("`path` pipe.py", "ast_grep"),
+    );
   });
 
   it("lsp: a file that is a pipe is refused, and an open one swapped for a pipe does not stop the next answer", async () => {

@@ -15,6 +15,7 @@ import {
 } from "../../grammars/index.js";
 import { ToolError } from "../errors.js";
 import { type ConfinedPath, confine, toPosix } from "../files/paths.js";
+import { notRegularMessage, specialKind } from "../files/regular.js";
 import { plural } from "../files/text.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { explain } from "./explain.js";
@@ -100,6 +101,8 @@ export class AstEngine {
         `\`language\` "${args.language}" is not in the grammar bundle; use one of: ${GRAMMARS.map((g) => g.id).join(", ")}.`,
       );
     }
+    const kind = specialKind(info);
+    if (kind) throw new ToolError(notRegularMessage(`\`path\` ${target.rel}`, kind, "ast_grep"));
     if (info.isFile()) {
       const inferred = grammarForFile(target.real);
       if (!inferred && !named) {
