@@ -156,7 +156,8 @@ function unknownToolMessage(registry: Registry, request: CallRequest): string {
   const unwired = registry.unwired(request.name);
   const list = visible.length ? visible.join(", ") : "no tools";
   if (unwired) {
-    return `${request.name} is not available in this run: it needs ${unwired.join(" and ")}, which the harness did not wire. This surface has: ${list}.`;
+    const needs = unwired.map((key) => registry.describeUnwired(key)).join(" and ");
+    return `${request.name} is not available in this run: it needs ${needs}, which the harness did not wire. This surface has: ${list}.`;
   }
   return `There is no tool named "${request.name}". This surface has: ${list}.`;
 }

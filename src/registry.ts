@@ -112,6 +112,8 @@ export interface AfterWriteHook<V = unknown> {
 
 export interface RegistryOptions {
   readonly isWired: (key: ResourceKey) => boolean;
+  /** Why a resource is not wired, where the run knows (`createRun({ kernels: false })`). */
+  readonly whyUnwired?: (key: ResourceKey) => string | undefined;
   readonly afterWrite: () => readonly AfterWriteHook[];
 }
 
@@ -152,6 +154,12 @@ export class Registry {
   /** The missing resources of a tool that was left out, or undefined. */
   unwired(name: string): ResourceKey[] | undefined {
     return this.#unwired.get(name);
+  }
+
+  /** A missing resource as a refusal names it: with why it is missing, where the run knows. */
+  describeUnwired(key: ResourceKey): string {
+    const why = this.#options.whyUnwired?.(key);
+    return why ? `${key} (${why})` : key;
   }
 
   missing(spec: AnyToolSpec): ResourceKey[] {

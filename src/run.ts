@@ -144,6 +144,7 @@ export class Run {
     this.approvals = new ApprovalGate(options.approver, this.#resources.questions);
     this.#registry = new Registry({
       isWired: (key) => this.#resources[key] !== undefined,
+      whyUnwired: (key) => whyUnwired(options, key),
       afterWrite: () => this.#hooks,
     });
     this.#dispatch = createDispatcher({
@@ -339,4 +340,16 @@ function checkSurface(surface: unknown): Surface {
   if (!isSurface(surface))
     throw new Error(`unknown surface ${JSON.stringify(surface)}; use one of ${SURFACES.join(", ")}`);
   return surface;
+}
+
+/** Why a resource is not wired, from the run's options, for the refusal a model (and its harness's log) reads. */
+function whyUnwired(options: RunOptions, key: ResourceKey): string | undefined {
+  if (Reflect.get(options, key) === false) return `createRun({ ${key}: false })`;
+  if (options.conversationId) return undefined;
+  if (key === "debug")
+    return "createRun was given no conversationId: debug keeps one session per conversation";
+  if (key === "questions" && options.questions)
+    return "createRun was given no conversationId or questions.space: a card needs a place to be shown";
+  if (key === "conversation") return "createRun was given no conversationId";
+  return undefined;
 }

@@ -145,7 +145,31 @@ describe("registration follows wiring", () => {
     expect(await toolNames(client)).toEqual([]);
     const result = await call(client, "read", { path: "x" });
     expect(textOf(result)).toBe(
-      "read is not available in this run: it needs files, which the harness did not wire. This surface has: no tools.",
+      "read is not available in this run: it needs files (createRun({ files: false })), which the harness did not wire. This surface has: no tools.",
+    );
+  });
+
+  it("a tool left out for want of a conversationId says so (debug, and ask_user with a port but no space)", async () => {
+    const workdir = await workdirWith();
+    const port = new ProgrammaticQuestionPort();
+    const run = track(
+      await createRun({
+        workdir,
+        questions: port,
+        lsp: false,
+        ast: false,
+        kernels: false,
+        approver: "always",
+      }),
+    );
+    const client = await run.link({ surface: "full" });
+    const debug = textOf(await call(client, "debug", { operation: "status" }));
+    expect(debug).toMatch(
+      /^debug is not available in this run: it needs debug \(createRun was given no conversationId: debug keeps one session per conversation\), which the harness did not wire\./,
+    );
+    const ask = textOf(await call(client, "ask_user", { questions: [] }));
+    expect(ask).toMatch(
+      /^ask_user is not available in this run: it needs questions \(createRun was given no conversationId or questions\.space: a card needs a place to be shown\), which the harness did not wire\./,
     );
   });
 
