@@ -10,25 +10,15 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ContainerOptions, createRun, type Run } from "../src/index.js";
+import { CONTAINERS_CONF, podman, podmanAvailable, ROOT, startBox } from "./container-box.js";
 import { call, HOME, textOf, track, workspaceCopy } from "./helpers.js";
 
-const ROOT = path.resolve(import.meta.dirname, "..");
-const CONF = path.join(ROOT, ".tools/podman/containers.conf");
-const podman = (args: string[]) =>
-  spawnSync("podman", args, {
-    encoding: "utf8",
-    env: { ...process.env, CONTAINERS_CONF: CONF },
-    timeout: 60_000,
-  });
-const available = podman(["--version"]).status === 0;
-if (process.env.CI && !available)
-  throw new Error("the container test needs podman (node scripts/setup.mjs installs it)");
 /** Where this machine's toolchains are: the container's PATH is given them, as an image's would be. */
 const TOOLCHAINS = ["go", "cargo"].map((tool) =>
   path.dirname(spawnSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" }).stdout.trim()),
 );
 
-describe.skipIf(!available)("every language server and delve inside the container", () => {
+describe.skipIf(!podmanAvailable)("every language server and delve inside the container", () => {
   const name = `runbound-test-servers-${process.pid}`;
   let workdir = "";
   let scratch = "";
@@ -46,21 +36,16 @@ describe.skipIf(!available)("every language server and delve inside the containe
   beforeAll(async () => {
     ({ dir: workdir, remove } = await workspaceCopy());
     scratch = mkdtempSync(path.join(tmpdir(), "runbound-container-scratch-"));
-    podman(["rm", "-f", name]);
-    const started = podman([
-      ...["run", "-d", "--name", name, "--network", "host", "-v", `${ROOT}:${ROOT}:ro`],
+    const started = startBox(name, workdir, scratch, [
+      ...["--network", "host", "-v", `${ROOT}:${ROOT}:ro`],
       ...[
         "-e",
         `PATH=${[...TOOLCHAINS, "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"].join(":")}`,
       ],
-      ...["-v", `${workdir}:/workspace`, "-v", `${HOME.home}:/opt/runbound`, "-v", `${scratch}:/scratch`],
-      ...["--mount", "type=tmpfs,destination=/tmp,notmpcopyup"],
-      ...["--mount", `type=tmpfs,destination=${HOME.home},notmpcopyup`],
-      ...["--rootfs", "/:O", "sleep", "3600"],
     ]);
     expect(started.status, started.stderr).toBe(0);
     expect(inside(`ls ${workdir} 2>&1; ls /workspace`)).toMatch(/No such file[\s\S]*go/);
-    process.env.CONTAINERS_CONF = CONF;
+    process.env.CONTAINERS_CONF = CONTAINERS_CONF;
     run = await createRun({
       workdir,
       conversationId: "container-servers",

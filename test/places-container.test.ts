@@ -4,51 +4,19 @@
  * other paths than on the host, which the container does not see (tmpfs over /tmp and over runbound's home), so a
  * path that is not translated fails. runbound never starts or stops the container.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandBackend, createRun, type Run } from "../src/index.js";
+import { CONTAINERS_CONF, podman, podmanAvailable, ROOT, startBox } from "./container-box.js";
 import { call, FORK_BOMB, HOME, PY_ATTEMPT, suiteWorkdir, textOf, track } from "./helpers.js";
 
-const ROOT = path.resolve(import.meta.dirname, "..");
-const CONF = path.join(ROOT, ".tools/podman/containers.conf");
-const podman = (args: string[]) =>
-  spawnSync("podman", args, {
-    encoding: "utf8",
-    env: { ...process.env, CONTAINERS_CONF: CONF },
-    timeout: 60_000,
-  });
-const available = podman(["--version"]).status === 0;
-if (process.env.CI && !available)
-  throw new Error("the container test needs podman (node scripts/setup.mjs installs it)");
 const label = "a cell inside the conversation's container";
 
-/**
- * A container over the host's root filesystem with the workdir at /workspace, runbound's home at /opt/runbound and
- * the scratch folder at /scratch; /tmp and runbound's home hidden at the host's paths, so an untranslated path fails.
- */
-function startBox(name: string, workdir: string, scratch: string, extra: readonly string[], home = "rw") {
-  podman(["rm", "-f", name]);
-  return podman([
-    ...["run", "-d", "--name", name, ...extra],
-    ...[
-      "-v",
-      `${workdir}:/workspace`,
-      "-v",
-      `${HOME.home}:/opt/runbound:${home}`,
-      "-v",
-      `${scratch}:/scratch`,
-    ],
-    ...["--mount", "type=tmpfs,destination=/tmp,notmpcopyup"],
-    ...["--mount", `type=tmpfs,destination=${HOME.home},notmpcopyup`],
-    ...["--rootfs", "/:O", "sleep", "3600"],
-  ]);
-}
-
-describe.skipIf(!available)("the container place: processes run inside, paths are mapped", () => {
+describe.skipIf(!podmanAvailable)("the container place: processes run inside, paths are mapped", () => {
   const name = `runbound-test-${process.pid}`;
   let workdir = "";
   let scratch = "";
@@ -75,7 +43,7 @@ describe.skipIf(!available)("the container place: processes run inside, paths ar
     const started = startBox(name, workdir, scratch, ["--network", "host", "-v", `${ROOT}:${ROOT}:ro`]);
     expect(started.status, started.stderr).toBe(0);
     expect(inside(`ls ${workdir} 2>&1; ls /workspace`)).toMatch(/No such file[\s\S]*data\.txt/);
-    process.env.CONTAINERS_CONF = CONF;
+    process.env.CONTAINERS_CONF = CONTAINERS_CONF;
     run = await createRun({
       workdir,
       conversationId: "container",
@@ -223,7 +191,7 @@ describe.skipIf(!available)("the container place: processes run inside, paths ar
   });
 });
 
-describe.skipIf(!available)("the container place, tried as an attacker would", () => {
+describe.skipIf(!podmanAvailable)("the container place, tried as an attacker would", () => {
   // The harness's container: no network, its own home (the toolchain read-only), process and memory limits.
   const name = `runbound-test-iso-${process.pid}`;
   const token = `${process.pid}`;

@@ -46,7 +46,7 @@ export async function readRegular(file: string): Promise<Buffer | { kind: string
   }
 }
 
-/** A regular file's bytes; a ToolError-ready message for anything else. */
+/** Whether a read got a regular file's bytes (otherwise it says what the file is). */
 export function isBytes(read: Buffer | { kind: string }): read is Buffer {
   return Buffer.isBuffer(read);
 }
