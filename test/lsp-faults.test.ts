@@ -131,6 +131,13 @@ describe("lsp faults (scripted server)", () => {
     );
   });
 
+  it("a definition in a file gone from disk says the file cannot be read now (an empty snippet read as an empty line)", async () => {
+    const { lsp } = await fakeRun("gone");
+    expect(textOf(await lsp({ action: "definition", ...at }))).toBe(
+      "gone.fake:1  (the file cannot be read now)",
+    );
+  });
+
   it("dispose ends the server process", async () => {
     const { lsp, received, run } = await fakeRun("normal");
     await lsp({ action: "hover", ...at });

@@ -17,6 +17,7 @@ import type { Place } from "./schema.js";
 
 /** The snippet of a location whose file lies outside the workdir and the library roots. */
 export const NOT_SHOWN = "(outside the workdir: not shown)";
+export const NOT_READABLE = "(the file cannot be read now)";
 
 export class SnippetReader {
   readonly #cache = new Map<string, readonly string[] | undefined>();
@@ -49,7 +50,9 @@ export class SnippetReader {
   /** The snippet of a line (0-based), clipped around `column0` when long. */
   line(file: string, line0: number, column0 = 0): string {
     if (!this.#cache.has(file)) this.#cache.set(file, fileLines(file));
-    return snippetOf(this.#cache.get(file) ?? [], line0, column0);
+    const lines = this.#cache.get(file);
+    // Gone since the server read it, or no longer a regular file: an empty snippet would read as an empty line.
+    return lines ? snippetOf(lines, line0, column0) : NOT_READABLE;
   }
 
   place(loc: Location | LocationLink): Place {
