@@ -210,7 +210,13 @@ describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm }) => {
       expect(out.terminate).not.toMatch(/^ERROR/);
       expect(out.ask_user).toBe("The person answered: 2. hi");
       expect(out.vibe_wait).toMatch(/worker read: count the files/);
-      for (const [key, text] of Object.entries(out)) expect(text, key).not.toMatch(/^ERROR/);
+      // The file tools' guards hold from the installed package too.
+      expect(out.pipe).toMatch(
+        /^ERROR pipe\.txt is a named pipe \(FIFO\), not a regular file; read works on regular files only/,
+      );
+      expect(out.mixed).toBe("A\r\nb\nc\r\n");
+      for (const [key, text] of Object.entries(out))
+        if (key !== "pipe") expect(text, key).not.toMatch(/^ERROR/);
     },
     5 * MINUTES,
   );

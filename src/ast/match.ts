@@ -108,11 +108,13 @@ export function matchFile(
   search: number,
   options: MatchOptions = {},
 ): { cost: FileCost; held?: boolean; found?: FileMatches } {
-  let bytes: Buffer | { kind: string };
+  let bytes: Buffer | { kind: string } | undefined;
   try {
     bytes = readRegularSync(file.abs);
-    if (!isBytes(bytes)) throw new Error(bytes.kind);
   } catch {
+    bytes = undefined;
+  }
+  if (!bytes || !isBytes(bytes)) {
     trees.forget(lang, file.abs);
     return { cost: "skipped" };
   }

@@ -4,7 +4,7 @@
  * asynchronous one a libuv thread. Files are opened without blocking, then checked by their open descriptor, so a
  * swap between a stat and the read cannot get past it either.
  */
-import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readFileSync, type Stats, statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { ToolError } from "../errors.js";
 
@@ -17,6 +17,15 @@ export function specialKind(stats: Stats): string | undefined {
   if (stats.isCharacterDevice()) return "a character device";
   if (stats.isBlockDevice()) return "a block device";
   return undefined;
+}
+
+/** What the path is when it is there but is not a regular file or a folder; undefined otherwise (or missing). */
+export function specialKindOf(file: string): string | undefined {
+  try {
+    return specialKind(statSync(file));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Why a file tool does not open it. */
@@ -46,14 +55,31 @@ export async function readRegular(file: string): Promise<Buffer | { kind: string
   }
 }
 
+/** The first `max` bytes of a regular file (enough to tell its shape), or `{ kind }` for anything else. */
+export async function readRegularHead(file: string, max: number): Promise<Buffer | { kind: string }> {
+  const handle = await open(file, FLAGS);
+  try {
+    const kind = specialKind(await handle.stat());
+    if (kind) return { kind };
+    const { buffer, bytesRead } = await handle.read({ buffer: Buffer.alloc(max), position: 0 });
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Whether a read got a regular file's bytes (otherwise it says what the file is). */
 export function isBytes(read: Buffer | { kind: string }): read is Buffer {
   return Buffer.isBuffer(read);
 }
 
+/** The bytes a read got; a ToolError naming what the file is when it is not a regular one. */
+export function regularBytes(read: Buffer | { kind: string }, rel: string, tool: string): Buffer {
+  if (!isBytes(read)) throw new ToolError(notRegularMessage(rel, read.kind, tool));
+  return read;
+}
+
 /** A regular file's text; a ToolError naming what it is otherwise. */
 export function regularTextSync(file: string, rel: string, tool: string): string {
-  const bytes = readRegularSync(file);
-  if (!isBytes(bytes)) throw new ToolError(notRegularMessage(rel, bytes.kind, tool));
-  return bytes.toString("utf8");
+  return regularBytes(readRegularSync(file), rel, tool).toString("utf8");
 }

@@ -2,13 +2,13 @@
  * runbound's file tools over one workdir: read, write, edit, apply_patch. Every path is confined first; every
  * write is atomic; what was written is reported so the run's after-write hooks can follow it.
  */
-import { constants, statSync } from "node:fs";
-import { open, readdir, readFile, stat } from "node:fs/promises";
+import { statSync } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
 import { ToolError } from "../errors.js";
 import { writeAtomic } from "./atomic.js";
 import { applyPatch, checkPatch, type PatchResult } from "./patch/apply.js";
 import { type ConfinedPath, confine } from "./paths.js";
-import { isBytes, notRegularMessage, readRegularSync, specialKind } from "./regular.js";
+import { isBytes, readRegular, readRegularHead, readRegularSync, regularBytes } from "./regular.js";
 import {
   lineOfOffset,
   looksBinary,
@@ -56,9 +56,7 @@ export class FileStore {
       throw new ToolError(`${target.rel} is ${info.size} bytes, over read's ${MAX_TEXT_BYTES}-byte limit.`);
     }
     // Synchronous: a source file reads in microseconds, a promise-based read costs far more per call.
-    const read = readRegularSync(target.real);
-    if (!isBytes(read)) throw new ToolError(notRegularMessage(target.rel, read.kind, "read"));
-    const bytes = read;
+    const bytes = regularBytes(readRegularSync(target.real), target.rel, "read");
     if (looksBinary(bytes))
       throw new ToolError(`${target.rel} is a binary file (${bytes.length} bytes); read shows text only.`);
     const lines = splitLines(normalize(bytes.toString("utf8")));
@@ -135,9 +133,8 @@ export class FileStore {
     try {
       const info = await stat(target.real);
       if (info.isDirectory()) throw new ToolError(`${target.rel} is a directory; give a file path to write.`);
-      const kind = specialKind(info);
-      if (kind) throw new ToolError(notRegularMessage(target.rel, kind, "write"));
-      return { target, size: info.size, head: await headOf(target.real) };
+      const head = regularBytes(await readRegularHead(target.real, HEAD_BYTES), target.rel, "write");
+      return { target, size: info.size, head: head.toString("utf8") };
     } catch (error) {
       if (error instanceof ToolError) throw error;
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
@@ -153,7 +150,7 @@ export class FileStore {
     const { content, kept } = inShapeOf(head, args.content);
     const lines = splitLines(content).length;
     const bytes = Buffer.byteLength(content);
-    if (size === bytes && (await readFile(target.real)).equals(Buffer.from(content))) {
+    if (size === bytes && (await sameBytes(target.real, content))) {
       return {
         text: `${target.rel} unchanged (the content is the same).`,
         result: { path: target.rel, status: "unchanged", lines, bytes },
@@ -286,25 +283,19 @@ function notFoundMessage(rel: string, text: string, needle: string): string {
   return `\`old_string\` was not found in ${rel}.${hint}`;
 }
 
-/** The first bytes of a file as text: enough to tell its BOM and its line endings. */
-async function headOf(real: string): Promise<string> {
-  // Without blocking: a file swapped for a named pipe since the stat reads as empty instead of waiting.
-  const file = await open(real, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    const { buffer, bytesRead } = await file.read({ buffer: Buffer.alloc(HEAD_BYTES), position: 0 });
-    return buffer.subarray(0, bytesRead).toString("utf8");
-  } finally {
-    await file.close();
-  }
+/** Whether the file holds exactly `content` (a file that is no longer regular does not). */
+async function sameBytes(real: string, content: string): Promise<boolean> {
+  const now = await readRegular(real);
+  return isBytes(now) && now.equals(Buffer.from(content));
 }
 
 /**
  * New content for a file that exists, in the file's shape: written with "\n" only, it gets the file's CRLF line
  * endings and its BOM back (or a whole-file diff in a CRLF repository), and the answer says what was kept.
  */
-function inShapeOf(before: string | undefined, content: string): { content: string; kept?: string } {
-  if (before === undefined) return { content };
-  const shape = shapeOf(before);
+function inShapeOf(head: string | undefined, content: string): { content: string; kept?: string } {
+  if (head === undefined) return { content };
+  const shape = shapeOf(head);
   const crlf = shape.eol === "\r\n" && content.includes("\n") && !content.includes("\r\n");
   const bom = shape.bom && !content.startsWith("\uFEFF");
   if (!crlf && !bom) return { content };

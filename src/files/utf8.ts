@@ -5,7 +5,7 @@
  */
 import { isUtf8 } from "node:buffer";
 import { ToolError } from "../errors.js";
-import { isBytes, notRegularMessage, readRegular } from "./regular.js";
+import { readRegular, regularBytes } from "./regular.js";
 
 /** The 1-based line of the first bytes that are not UTF-8, or undefined when every byte is. */
 export function firstNonUtf8Line(bytes: Uint8Array): number | undefined {
@@ -27,8 +27,7 @@ export function notUtf8Message(rel: string, line: number, changed = "nothing was
 
 /** A file's text for a tool that will write it back; a ToolError when it is not a regular file of UTF-8. */
 export async function readUtf8(real: string, rel: string, tool: string): Promise<string> {
-  const bytes = await readRegular(real);
-  if (!isBytes(bytes)) throw new ToolError(notRegularMessage(rel, bytes.kind, tool));
+  const bytes = regularBytes(await readRegular(real), rel, tool);
   const line = firstNonUtf8Line(bytes);
   if (line !== undefined) throw new ToolError(notUtf8Message(rel, line));
   return bytes.toString("utf8");

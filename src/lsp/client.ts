@@ -3,7 +3,6 @@
  * documents it opened and the diagnostics the server pushed, and gives every request a deadline: on timeout the
  * request is cancelled ($/cancelRequest) and counted, so the supervisor can restart a server that stopped answering.
  */
-
 import { pathToFileURL } from "node:url";
 import { CancellationTokenSource, type MessageConnection, ResponseError } from "vscode-jsonrpc/node";
 import type { InitializeResult, ServerCapabilities } from "vscode-languageserver-protocol";

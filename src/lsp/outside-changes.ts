@@ -5,13 +5,13 @@
  * what it registered to hear; a document it has open is re-sent when its text changed on disk, and closed when the
  * file is gone (it would keep answering from the ghost).
  */
-import { existsSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { type FSWatcher, watch } from "chokidar";
 import ignore, { type Ignore } from "ignore";
 import { gitignoreIn } from "../files/gitignore.js";
-import { isBytes, readRegularSync } from "../files/regular.js";
+import { isBytes, readRegularSync, specialKindOf } from "../files/regular.js";
 import type { LspClient } from "./client.js";
 import type { LspSupervisor } from "./supervisor.js";
 import type { ChangeType } from "./watched-files.js";
@@ -47,10 +47,7 @@ export class OutsideChanges {
     this.#watcher = watch(workdir, {
       ignoreInitial: true,
       followSymlinks: false,
-      // A named pipe or a socket is no file for a server: told of one, a server reads it and waits for a writer.
-      ignored: (file, stats) =>
-        (stats !== undefined && !stats.isFile() && !stats.isDirectory()) ||
-        this.#ignored(workdir, rules, file, stats?.isDirectory()),
+      ignored: (file, stats) => this.#ignored(workdir, rules, file, stats?.isDirectory()),
     });
     this.#watcher.on("add", (f) => this.#queue(f, 1));
     this.#watcher.on("change", (f) => this.#queue(f, 2));
@@ -98,10 +95,11 @@ export class OutsideChanges {
   }
 
   async #flush(): Promise<void> {
-    // What is no longer a regular file (a pipe in its place) is gone for the servers, whatever the watch saw.
+    // What is not a regular file (a pipe in its place) is gone for the servers, whatever the watch saw: told of a
+    // pipe, a server reads it and waits for a writer.
     const batch = [...this.#pending].map(([file, type]) => ({
       file,
-      type: type !== 3 && special(file) ? 3 : type,
+      type: type !== 3 && specialKindOf(file) ? 3 : type,
     }));
     this.#pending.clear();
     if (batch.length === 0) return;
@@ -140,16 +138,6 @@ export class OutsideChanges {
     clearTimeout(this.#timer);
     this.#pending.clear();
     await this.#watcher?.close();
-  }
-}
-
-/** Whether the path is there but not a regular file or a folder (a named pipe, a socket, a device). */
-function special(file: string): boolean {
-  try {
-    const stats = statSync(file);
-    return !stats.isFile() && !stats.isDirectory();
-  } catch {
-    return false;
   }
 }
 

@@ -31,10 +31,11 @@ export function reportedBefore(error: unknown, workdir: string): string {
 
 /** A server's report in quotes (or not), on one line, with paths in the workdir relative as everywhere in answers. */
 export function quoteReport(line: string, workdir: string, quoted = true): string {
-  const folder = new RegExp(`(file://)?${workdir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\w.-])`, "g");
-  const relative = visibleLine(line)
-    .replaceAll(`file://${workdir}/`, "")
-    .replaceAll(`${workdir}/`, "")
-    .replace(folder, ".");
+  // The workdir (as a path or a file URI): dropped before a path inside it, "." when it stands alone.
+  const escaped = workdir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const relative = visibleLine(line).replace(
+    new RegExp(`(?:file://)?${escaped}(/|(?![\\w.-]))`, "g"),
+    (_, slash: string) => (slash ? "" : "."),
+  );
   return quoted ? `"${relative}"` : relative;
 }

@@ -2,12 +2,11 @@
  * What every feature of the lsp resource shares: the run's servers and journal, and the target of an action — the
  * file's server, its document synced, and the symbol's position found from a line and a name.
  */
-import { statSync } from "node:fs";
 import type { ServerCapabilities } from "vscode-languageserver-protocol";
 import { ToolError } from "../errors.js";
 import { fileText } from "../files/lines.js";
 import { type ConfinedPath, confine, confineExisting } from "../files/paths.js";
-import { notRegularMessage, specialKind } from "../files/regular.js";
+import { notRegularMessage, specialKindOf } from "../files/regular.js";
 import type { LspClient } from "./client.js";
 import { libraryRoots } from "./content-roots.js";
 import { SnippetReader } from "./format.js";
@@ -64,7 +63,7 @@ export async function targetFile(
   const confined = await confine(workdir, file, "file");
   const text = fileText(confined.real);
   if (text === undefined) {
-    const kind = kindOf(confined.real);
+    const kind = specialKindOf(confined.real);
     throw new ToolError(
       kind
         ? notRegularMessage(`\`file\` ${confined.rel}`, kind, "lsp")
@@ -163,13 +162,4 @@ export async function clientOf(
 ): Promise<{ client: LspClient; languageId: string }> {
   const confined = await confineExisting(base.workdir, file, "file");
   return base.supervisor.clientFor(confined.real, confined.rel);
-}
-
-/** What a path that is not a regular file is (a named pipe…), or undefined. */
-function kindOf(file: string): string | undefined {
-  try {
-    return specialKind(statSync(file));
-  } catch {
-    return undefined;
-  }
 }

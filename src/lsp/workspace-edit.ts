@@ -30,7 +30,7 @@ function plainEdits(op: TextDocumentEdit, rel: string, tool: string): TextEdit[]
 import { ToolError } from "../errors.js";
 import { commitChanges } from "../files/commit.js";
 import { type ConfinedPath, confine } from "../files/paths.js";
-import { isBytes, notRegularMessage, readRegular } from "../files/regular.js";
+import { readRegular, regularBytes } from "../files/regular.js";
 import { firstNonUtf8Line, notUtf8Message } from "../files/utf8.js";
 import type { OpenDocument } from "./client.js";
 import { fromEncoding } from "./positions.js";
@@ -96,9 +96,7 @@ class PlannedEdit {
     let state = this.#files.get(target.real);
     if (!state) {
       const read = await readRegular(target.real).catch(() => undefined);
-      if (read && !isBytes(read))
-        throw new ToolError(`${this.tool}: ${notRegularMessage(target.rel, read.kind, this.tool)}`);
-      const bytes = read;
+      const bytes = read && regularBytes(read, target.rel, this.tool);
       const nonUtf8 = bytes && firstNonUtf8Line(bytes);
       if (nonUtf8 !== undefined) throw new ToolError(`${this.tool}: ${notUtf8Message(target.rel, nonUtf8)}`);
       const original = bytes?.toString("utf8");

@@ -6,7 +6,7 @@ import { stat } from "node:fs/promises";
 import { ToolError } from "../../errors.js";
 import { commitChanges } from "../commit.js";
 import { type ConfinedPath, confine } from "../paths.js";
-import { isBytes, notRegularMessage, readRegular } from "../regular.js";
+import { readRegular, regularBytes } from "../regular.js";
 import type { PatchFileResult, PatchResult } from "../schema.js";
 import { MAX_TEXT_BYTES, normalize, plural, shapeOf, splitLines, tooLargeToChange } from "../text.js";
 import { firstNonUtf8Line, notUtf8Message } from "../utf8.js";
@@ -124,8 +124,7 @@ async function readIfExists(target: ConfinedPath): Promise<{ text: string; nonUt
       throw new ToolError(`${target.rel} is a directory; a patch changes files. Nothing was changed.`);
     if (info.size > MAX_TEXT_BYTES)
       throw new ToolError(tooLargeToChange(target.rel, info.size, "apply_patch"));
-    const bytes = await readRegular(target.real);
-    if (!isBytes(bytes)) throw new ToolError(notRegularMessage(target.rel, bytes.kind, "apply_patch"));
+    const bytes = regularBytes(await readRegular(target.real), target.rel, "apply_patch");
     const nonUtf8 = firstNonUtf8Line(bytes);
     return { text: bytes.toString("utf8"), ...(nonUtf8 === undefined ? {} : { nonUtf8 }) };
   } catch (error) {
