@@ -17,6 +17,7 @@ import { ToolError } from "../errors.js";
 import { type ConfinedPath, confine, toPosix } from "../files/paths.js";
 import { notRegularMessage, specialKind } from "../files/regular.js";
 import { plural } from "../files/text.js";
+import { shownPath } from "../files/visible.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { explain } from "./explain.js";
 import { SearchPool, WORKERS } from "./pool.js";
@@ -92,7 +93,7 @@ export class AstEngine {
       info = statSync(target.real);
     } catch {
       throw new ToolError(
-        `\`path\` ${target.rel} does not exist; give a file or folder inside the workdir (default: all of it).`,
+        `\`path\` ${target.shown} does not exist; give a file or folder inside the workdir (default: all of it).`,
       );
     }
     const named = args.language !== undefined ? grammarById(args.language) : undefined;
@@ -102,17 +103,17 @@ export class AstEngine {
       );
     }
     const kind = specialKind(info);
-    if (kind) throw new ToolError(notRegularMessage(`\`path\` ${target.rel}`, kind, "ast_grep"));
+    if (kind) throw new ToolError(notRegularMessage(`\`path\` ${target.shown}`, kind, "ast_grep"));
     if (info.isFile()) {
       const inferred = grammarForFile(target.real);
       if (!inferred && !named) {
         throw new ToolError(
-          `Cannot tell the language of ${target.rel} from its extension; give \`language\` (one of: ${GRAMMARS.map((g) => g.id).join(", ")}).`,
+          `Cannot tell the language of ${target.shown} from its extension; give \`language\` (one of: ${GRAMMARS.map((g) => g.id).join(", ")}).`,
         );
       }
       if (named && inferred && named.id !== inferred.id && !sameFamily(named, inferred)) {
         throw new ToolError(
-          `\`language\` ${named.id} does not match ${target.rel}, which is ${inferred.id}; drop \`language\` or pass ${inferred.id}.`,
+          `\`language\` ${named.id} does not match ${target.shown}, which is ${inferred.id}; drop \`language\` or pass ${inferred.id}.`,
         );
       }
       return { grammar: named ?? inferred!, target, isFile: true };
@@ -125,7 +126,7 @@ export class AstEngine {
         .sort((a, b) => b[1] - a[1])
         .map(([id, n]) => `${id} (${plural(n, "file")})`);
       throw new ToolError(
-        `\`language\` is needed to search a folder: ${target.rel === "." ? "the workdir" : target.rel} holds ${present.length ? present.join(", ") : "no source file of a known language"}.`,
+        `\`language\` is needed to search a folder: ${target.rel === "." ? "the workdir" : target.shown} holds ${present.length ? present.join(", ") : "no source file of a known language"}.`,
       );
     }
     return { grammar: named, target, isFile: false };
@@ -150,7 +151,7 @@ export class AstEngine {
     const query = compileQuery(grammar, args, body);
     const { kept, skipped } = withinSizeLimit(files, this.#maxFileBytes);
     if (kept.length === 0 && skipped) throw new ToolError(`Nothing was searched: ${skipped}`);
-    return { grammar, files: kept, where: target.rel, query, skipped };
+    return { grammar, files: kept, where: target.shown, query, skipped };
   }
 
   async search(
@@ -341,7 +342,7 @@ function rowsByFile(matches: readonly AstMatch[]): string[] {
   const rows: string[] = [];
   let file = "";
   for (const m of matches) {
-    if (m.path !== file) rows.push(m.path);
+    if (m.path !== file) rows.push(shownPath(m.path));
     file = m.path;
     const shown = snippet(m.text);
     rows.push(`  ${m.line}  ${shown}${shown === m.text ? "" : captureLine(m)}`);

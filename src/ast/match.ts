@@ -3,6 +3,7 @@
 import type { NapiConfig, SgNode } from "@ast-grep/napi";
 import { isBytes, readRegularSync } from "../files/regular.js";
 import { firstNonUtf8Line } from "../files/utf8.js";
+import { shownPath } from "../files/visible.js";
 import type { TreeCache } from "./tree-cache.js";
 
 export interface AstMatch {
@@ -160,7 +161,7 @@ function outermostOf(
     const range = node.range();
     if (range.start.index < end) {
       count++;
-      if (named.length < NESTED_NAMED) named.push(`${rel}:${range.start.line + 1}`);
+      if (named.length < NESTED_NAMED) named.push(`${shownPath(rel)}:${range.start.line + 1}`);
       continue;
     }
     if (kept.length === limit) return { nodes: kept, nested: { count, named }, more: true };

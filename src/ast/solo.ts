@@ -8,6 +8,7 @@ import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ToolError } from "../errors.js";
 import { sizeText } from "../files/text.js";
+import { shownPath } from "../files/visible.js";
 import type { ProcessTracker, TrackedProcess } from "../proc/tracker.js";
 import type { FileRef } from "./match.js";
 import type { FileOutcome, SearchJob, SearchTask, SearchTaskResult } from "./task.js";
@@ -35,7 +36,7 @@ export async function searchAlone(
     for (const [id, file] of files.entries()) {
       signal.throwIfAborted();
       const result = await ask(proc, { ...job, id, files: [file] }, file, said);
-      if (result.error) throw new Error(`a search process failed on ${file.rel}: ${result.error}`);
+      if (result.error) throw new Error(`a search process failed on ${shownPath(file.rel)}: ${result.error}`);
       parsed += result.parsed;
       found.push(...result.files);
     }
@@ -108,10 +109,10 @@ function ask(
       reject(
         signal === "SIGKILL"
           ? new ToolError(
-              `The search of ${file.rel} (${size}) was ended by the system (SIGKILL: most often, out of memory); the host and the run are unaffected. Search a smaller file, or leave this one out (the harness lowers ast.maxFileKB).`,
+              `The search of ${shownPath(file.rel)} (${size}) was ended by the system (SIGKILL: most often, out of memory); the host and the run are unaffected. Search a smaller file, or leave this one out (the harness lowers ast.maxFileKB).`,
             )
           : new Error(
-              `the search process for ${file.rel} (${size}) exited (${signal ?? `code ${code}`})${last ? `: ${last}` : ""}`,
+              `the search process for ${shownPath(file.rel)} (${size}) exited (${signal ?? `code ${code}`})${last ? `: ${last}` : ""}`,
             ),
       );
     };

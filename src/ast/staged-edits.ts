@@ -4,8 +4,9 @@
  */
 import { ToolError } from "../errors.js";
 import { type ChangeSet, changedSince, commitChanges } from "../files/commit.js";
-import { confine } from "../files/paths.js";
+import { confineHeld } from "../files/paths.js";
 import { plural, sizeText } from "../files/text.js";
+import { shownPath } from "../files/visible.js";
 import type { FileRef } from "./search.js";
 
 export interface StagedFile {
@@ -97,7 +98,7 @@ export class StagedEdits {
     // The files are listed up to a point: the structured result has them all.
     const rows = edit.files
       .slice(0, MAX_APPLIED_LISTED)
-      .map((f) => `  ${f.file.rel} (${plural(f.replacements, "replacement")})`);
+      .map((f) => `  ${shownPath(f.file.rel)} (${plural(f.replacements, "replacement")})`);
     const more = edit.files.length - rows.length;
     if (more > 0)
       rows.push(`  … and ${plural(more, "more file")} (showing ${rows.length} of ${edit.files.length})`);
@@ -130,7 +131,7 @@ export class StagedEdits {
 
   async #changes(edit: StagedEdit): Promise<ChangeSet> {
     const targets = await Promise.all(
-      edit.files.map(async (f) => ({ f, target: await confine(this.workdir, f.file.rel) })),
+      edit.files.map(async (f) => ({ f, target: await confineHeld(this.workdir, f.file.rel) })),
     );
     return {
       writes: targets.map(({ f, target }) => ({ target, content: f.updated })),

@@ -6,6 +6,7 @@
 
 import { eolAt, shapeOf, sizeText } from "../files/text.js";
 import { notUtf8Message } from "../files/utf8.js";
+import { shownPath } from "../files/visible.js";
 import type { FileMatches } from "./match.js";
 import { lineStarts, renderRewrite } from "./rewrite.js";
 import { snippet } from "./snippet.js";
@@ -42,7 +43,7 @@ export function stageFile(
   if (found.nonUtf8 !== undefined)
     return {
       refused: notUtf8Message(
-        found.file.rel,
+        shownPath(found.file.rel),
         found.nonUtf8,
         "nothing was staged",
         "; or narrow `path` to leave it out",
@@ -62,13 +63,13 @@ export function stageFile(
     size += m.start - at + replaced.length;
     if (size > limit)
       return {
-        refused: `The rewrite would make ${found.file.rel} more than ${sizeText(limit)} (it is ${sizeText(found.text.length)}); nothing was staged. \`rewrite\` repeats a large capture: use each metavariable once, or narrow \`path\` or the pattern and rewrite in parts.`,
+        refused: `The rewrite would make ${shownPath(found.file.rel)} more than ${sizeText(limit)} (it is ${sizeText(found.text.length)}); nothing was staged. \`rewrite\` repeats a large capture: use each metavariable once, or narrow \`path\` or the pattern and rewrite in parts.`,
       };
     pieces.push(found.text.slice(at, m.start), replaced);
     at = m.end;
     if (preview.length < MAX_PREVIEW) {
       // The file's path once, above its first replacement; each replacement by its line, the new code under the old.
-      const head = preview.length === 0 ? `${m.path}\n` : "";
+      const head = preview.length === 0 ? `${shownPath(m.path)}\n` : "";
       const line = `  ${m.line}  `;
       preview.push(`${head}${line}- ${snippet(m.text)}\n${" ".repeat(line.length)}+ ${snippet(replaced)}`);
     }

@@ -8,6 +8,7 @@ import path from "node:path";
 import type { Ignore } from "ignore";
 import { gitignoreIn } from "../files/gitignore.js";
 import { plural, sizeText } from "../files/text.js";
+import { shownPath } from "../files/visible.js";
 import type { FileRef } from "./match.js";
 
 interface Rules {
@@ -58,7 +59,7 @@ export function withinSizeLimit(
     else kept.push(file);
   }
   if (over.length === 0) return { kept, skipped: "" };
-  const named = over.slice(0, 5).map((f) => `${f.rel} (${sizeText(f.size)})`);
+  const named = over.slice(0, 5).map((f) => `${shownPath(f.rel)} (${sizeText(f.size)})`);
   const more = over.length > named.length ? ` and ${over.length - named.length} more` : "";
   return {
     kept,

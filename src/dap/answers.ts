@@ -3,6 +3,7 @@
  * and the text the model reads of a stop.
  */
 import { ToolError } from "../errors.js";
+import { shownPath } from "../files/visible.js";
 import { filtersOf, type LineBreakpoint } from "./breakpoints.js";
 import type { DebugAnswer, DebugArgs, DebugOperation } from "./schema.js";
 import type { DebugSession, StopReport } from "./session.js";
@@ -94,15 +95,16 @@ async function lineBreakpoints(args: DebugArgs, debug: DebugSupervisor): Promise
   const file = need(args, "file");
   const wanted: LineBreakpoint[] = args.breakpoints ?? (args.lines ?? []).map((line) => ({ line }));
   const { path, results, sent } = await debug.setBreakpoints(file, wanted);
+  const shown = shownPath(path);
   const rows = results.map((r, i) => {
     const state = r.verified
       ? `verified${r.actual_line ? ` (moved to line ${r.actual_line})` : ""}`
       : `not verified${r.message ? `: ${r.message}` : ""}`;
-    return `  ${path}:${r.line}${optionsOf(wanted[i])} ${state}`;
+    return `  ${shown}:${r.line}${optionsOf(wanted[i])} ${state}`;
   });
   const head = wanted.length
-    ? `${wanted.length} breakpoint${wanted.length > 1 ? "s" : ""} in ${path}${sent ? "" : " (set before launch)"}:`
-    : `Cleared the breakpoints of ${path}.`;
+    ? `${wanted.length} breakpoint${wanted.length > 1 ? "s" : ""} in ${shown}${sent ? "" : " (set before launch)"}:`
+    : `Cleared the breakpoints of ${shown}.`;
   return {
     text: [head, ...rows].join("\n"),
     structured: { operation: "breakpoints", breakpoints: [{ path, results }] },
@@ -218,7 +220,7 @@ export const OPERATIONS: Record<DebugOperation, Operation> = {
     const verified = breakpoints.flatMap((b) =>
       b.results.map(
         (r) =>
-          `${b.path}:${r.line} ${r.verified ? "verified" : `not verified${r.message ? ` (${r.message})` : ""}`}`,
+          `${shownPath(b.path)}:${r.line} ${r.verified ? "verified" : `not verified${r.message ? ` (${r.message})` : ""}`}`,
       ),
     );
     const head = `Launched ${debug.describe(session)} with ${session.adapter.detail}.${verified.length ? `\nBreakpoints: ${verified.join("; ")}` : ""}${notesText(notes)}`;
@@ -255,8 +257,9 @@ export const OPERATIONS: Record<DebugOperation, Operation> = {
     const frames = await debug.session("stack").stack(args.thread_id);
     return {
       text:
-        frames.map((f) => `  #${f.id} ${f.name}${f.path ? ` (${f.path}:${f.line})` : ""}`).join("\n") ||
-        "No frames: the adapter listed none for this thread.",
+        frames
+          .map((f) => `  #${f.id} ${f.name}${f.path ? ` (${shownPath(f.path)}:${f.line})` : ""}`)
+          .join("\n") || "No frames: the adapter listed none for this thread.",
       structured: { operation: "stack", frames },
     };
   },

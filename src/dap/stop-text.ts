@@ -1,4 +1,6 @@
 /** A stop, an exit or a run as the model reads it: where, why, the frames and locals, what logpoints printed. */
+
+import { shownPath } from "../files/visible.js";
 import type { StopReport } from "./session.js";
 
 export function describeStop(report: StopReport): string {
@@ -25,7 +27,7 @@ function describeState(report: StopReport): string {
   if (report.state === "running")
     return "The program is running and has not stopped within the deadline; use pause, or status later.";
   const lines = [
-    `Stopped (${report.reason}) in thread ${report.thread_id}${report.location ? ` at ${report.location.path}:${report.location.line} in ${report.location.function}` : ""}`,
+    `Stopped (${report.reason}) in thread ${report.thread_id}${report.location ? ` at ${shownPath(report.location.path)}:${report.location.line} in ${report.location.function}` : ""}`,
   ];
   if (report.location?.source) lines.push(`  ${report.location.line}  ${report.location.source}`);
   if (report.error) lines.push(`Error: ${report.error}`);
@@ -35,7 +37,9 @@ function describeState(report: StopReport): string {
     );
   if (report.workdir_frame) {
     const own = report.workdir_frame;
-    lines.push(`First frame in the workdir: #${own.id} ${own.function} at ${own.path}:${own.line}`);
+    lines.push(
+      `First frame in the workdir: #${own.id} ${own.function} at ${shownPath(own.path)}:${own.line}`,
+    );
     if (own.source) lines.push(`  ${own.line}  ${own.source}`);
   }
   if (report.frames?.length)

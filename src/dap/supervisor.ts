@@ -11,6 +11,7 @@ import { fileLines } from "../files/lines.js";
 import { confine, confineExisting } from "../files/paths.js";
 import { rootAbove, rootsIn } from "../files/roots.js";
 import { plural } from "../files/text.js";
+import { shownPath } from "../files/visible.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { ADAPTERS, type AdapterSpec, adapterForProgram, type ResolvedAdapter } from "./adapters.js";
 import { type AttachPlan, failFastOnInjection, InjectionFailed, pidTarget, portTarget } from "./attach.js";
@@ -113,7 +114,7 @@ export class DebugSupervisor {
       return {
         id: spec.id,
         usable: true,
-        detail: `${resolved.detail}; roots: ${roots.map((r) => path.relative(this.#workdir, r) || ".").join(", ")}`,
+        detail: `${resolved.detail}; roots: ${roots.map((r) => shownPath(path.relative(this.#workdir, r) || ".")).join(", ")}`,
       };
     });
   }
@@ -147,7 +148,7 @@ export class DebugSupervisor {
     const past = length === undefined ? [] : lines.filter((line) => line > length);
     if (length !== undefined && past.length) {
       throw new ToolError(
-        `\`lines\` ${past.join(", ")} ${past.length === 1 ? "is" : "are"} past the end of ${target.rel} (${plural(length, "line")}); no breakpoint was changed.`,
+        `\`lines\` ${past.join(", ")} ${past.length === 1 ? "is" : "are"} past the end of ${target.shown} (${plural(length, "line")}); no breakpoint was changed.`,
       );
     }
     const session = this.#live();
@@ -206,14 +207,14 @@ export class DebugSupervisor {
     const target = await confine(this.#workdir, program, "program");
     if (!existsSync(target.real))
       throw new ToolError(
-        `\`program\` ${target.rel} does not exist; build it first or give the source file to run.`,
+        `\`program\` ${target.shown} does not exist; build it first or give the source file to run.`,
       );
     // A compiled language's source is not a program: lldb said "doesn't contain any 'host' platform architectures".
     const build = BUILD_FIRST[path.extname(target.real).toLowerCase()];
     if (build) {
       const out = target.rel.replace(/\.[^./]+$/, "");
       throw new ToolError(
-        `\`program\` ${target.rel} is source code; lldb debugs the built binary. Build it with debug information first (${build(target.rel, out)}), then launch the binary.`,
+        `\`program\` ${target.shown} is source code; lldb debugs the built binary. Build it with debug information first (${build(target.shown, shownPath(out))}), then launch the binary.`,
       );
     }
     const spec = adapterForProgram(target.real, this.#adapters);
@@ -224,13 +225,13 @@ export class DebugSupervisor {
     );
     if (!root) {
       throw new ToolError(
-        `${spec.name} cannot debug ${target.rel}: no root marker (${spec.rootMarkers.join(", ")}) in its folder or above it inside the workdir.`,
+        `${spec.name} cannot debug ${target.shown}: no root marker (${spec.rootMarkers.join(", ")}) in its folder or above it inside the workdir.`,
       );
     }
     const resolved = spec.resolve(root, this.#workdir, this.#home);
     if ("missing" in resolved)
       throw new ToolError(
-        `${spec.name} cannot debug ${target.rel}: ${resolved.missing}. Fix: ${spec.install}.`,
+        `${spec.name} cannot debug ${target.shown}: ${resolved.missing}. Fix: ${spec.install}.`,
       );
     const session = new DebugSession(
       spec,
@@ -240,7 +241,7 @@ export class DebugSupervisor {
       this.#processes,
       this.#timeouts,
     );
-    return this.#begin(session, target.rel, () => session.launch(args, root, this.#breakpoints));
+    return this.#begin(session, target.shown, () => session.launch(args, root, this.#breakpoints));
   }
 
   /** Attaches to a program already running under a debug server on a loopback port. */
@@ -341,7 +342,7 @@ export class DebugSupervisor {
     const program =
       (path.isAbsolute(session.program) ? path.relative(this.#workdir, session.program) : session.program) ||
       ".";
-    const what = `${program} under ${session.spec.name}, ${session.state}`;
+    const what = `${shownPath(program)} under ${session.spec.name}, ${session.state}`;
     // An ended program has no time left to speak of; under a minute, the seconds ("0 min left" reads as gone).
     if (session.state === "exited") return what;
     const ms = Math.max(0, this.timeLeftMs ?? 0);

@@ -9,6 +9,7 @@ import { errorMessage, ToolError } from "../errors.js";
 import { type StagedFile, stageFile } from "./atomic.js";
 import type { ConfinedPath } from "./paths.js";
 import { isBytes, readRegular } from "./regular.js";
+import { shownPath } from "./visible.js";
 
 export interface ChangeSet {
   readonly writes: readonly { readonly target: ConfinedPath; readonly content: string }[];
@@ -17,7 +18,7 @@ export interface ChangeSet {
   readonly plannedFrom?: ReadonlyMap<string, string | undefined>;
 }
 
-/** The first file (relative) of a change set that no longer holds what the change was planned from. */
+/** The first file of a change set that no longer holds what the change was planned from, as answers show it. */
 export async function changedSince(changes: ChangeSet): Promise<string | undefined> {
   for (const [real, before] of changes.plannedFrom ?? []) {
     const read = await readRegular(real).catch(() => undefined);
@@ -26,7 +27,7 @@ export async function changedSince(changes: ChangeSet): Promise<string | undefin
       const target = [...changes.writes.map((w) => w.target), ...changes.deletes].find(
         (t) => t.real === real,
       );
-      return target?.rel ?? real;
+      return target?.shown ?? shownPath(real);
     }
   }
   return undefined;

@@ -6,14 +6,17 @@
 import { existsSync, lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { ToolError } from "../errors.js";
+import { shownPath, unquotedPath, visibleLine } from "./visible.js";
 
 export interface ConfinedPath {
   /** The path as named, made absolute. */
   readonly abs: string;
   /** Where reads and writes go: symbolic links inside the workdir resolved. */
   readonly real: string;
-  /** Workdir-relative, with forward slashes: what answers show. */
+  /** Workdir-relative, with forward slashes: what structured results carry. */
   readonly rel: string;
+  /** `rel` as answers' text shows it (quoted where the name could be misread: `shownPath`). */
+  readonly shown: string;
 }
 
 /** Linux's limits: a name of at most 255 bytes, a path of at most 4,095 (the system says ENAMETOOLONG past them). */
@@ -35,8 +38,16 @@ function tooLong(abs: string, argument: string): void {
     );
 }
 
-/** `workdir` must already be a real path (createRun resolves it). */
-export async function confine(workdir: string, input: string, argument = "path"): Promise<ConfinedPath> {
+/**
+ * A path argument of a call, confined. `workdir` must already be a real path (createRun resolves it). A path in the
+ * quoted form answers show (`shownPath`) is the path it stands for.
+ */
+export async function confine(workdir: string, given: string, argument = "path"): Promise<ConfinedPath> {
+  return confineHeld(workdir, unquotedPath(given) ?? given, argument);
+}
+
+/** A path runbound holds as it is (a written file's, a server's), confined: never read as a quoted one. */
+export async function confineHeld(workdir: string, input: string, argument = "path"): Promise<ConfinedPath> {
   if (input.trim() === "") {
     throw new ToolError(`\`${argument}\` is empty: give a path inside the workdir, e.g. "src/index.ts".`);
   }
@@ -46,17 +57,18 @@ export async function confine(workdir: string, input: string, argument = "path")
   const rel = path.relative(workdir, abs);
   if (isOutside(rel)) {
     throw new ToolError(
-      `\`${argument}\` "${input}" is outside the workdir (${workdir}); use a path inside it, relative like "src/app.ts".`,
+      `\`${argument}\` "${visibleLine(input)}" is outside the workdir (${workdir}); use a path inside it, relative like "src/app.ts".`,
     );
   }
   const real = realOf(abs, input, argument);
   if (isOutside(path.relative(workdir, real))) {
     throw new ToolError(
-      `\`${argument}\` "${input}" goes through a symbolic link that leads outside the workdir (to ${real}); ` +
+      `\`${argument}\` "${visibleLine(input)}" goes through a symbolic link that leads outside the workdir (to ${real}); ` +
         "runbound does not read or write through it. Use a path whose target is inside the workdir.",
     );
   }
-  return { abs, real, rel: toPosix(rel) || "." };
+  const posix = toPosix(rel) || ".";
+  return { abs, real, rel: posix, shown: shownPath(posix) };
 }
 
 /** Where `abs` leads: links resolved along the part of it that exists (the rest does not exist yet, no link). */
@@ -86,7 +98,7 @@ function realOf(abs: string, input: string, argument: string): string {
   } catch {
     // A dangling link: where it points is unknowable, so it is not followed.
     throw new ToolError(
-      `\`${argument}\` "${input}" goes through a broken symbolic link; runbound does not follow it.`,
+      `\`${argument}\` "${visibleLine(input)}" goes through a broken symbolic link; runbound does not follow it.`,
     );
   }
   return rest ? path.join(realExisting, rest) : realExisting;
@@ -99,7 +111,7 @@ export async function confineExisting(
   argument = "path",
 ): Promise<ConfinedPath> {
   const confined = await confine(workdir, input, argument);
-  if (!existsSync(confined.real)) throw new ToolError(`\`${argument}\` ${confined.rel} does not exist.`);
+  if (!existsSync(confined.real)) throw new ToolError(`\`${argument}\` ${confined.shown} does not exist.`);
   return confined;
 }
 

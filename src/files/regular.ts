@@ -28,9 +28,9 @@ export function specialKindOf(file: string): string | undefined {
   }
 }
 
-/** Why a file tool does not open it. */
-export function notRegularMessage(rel: string, kind: string, tool: string): string {
-  return `${rel} is ${kind}, not a regular file; ${tool} works on regular files only (opening a pipe can wait for a writer forever). Nothing was read or changed.`;
+/** Why a file tool does not open it (`shown`: the file as the answer names it). */
+export function notRegularMessage(shown: string, kind: string, tool: string): string {
+  return `${shown} is ${kind}, not a regular file; ${tool} works on regular files only (opening a pipe can wait for a writer forever). Nothing was read or changed.`;
 }
 
 /** A regular file's bytes, or `{ kind }` for anything else; what a missing file throws is thrown (ENOENT). */
@@ -74,12 +74,12 @@ export function isBytes(read: Buffer | { kind: string }): read is Buffer {
 }
 
 /** The bytes a read got; a ToolError naming what the file is when it is not a regular one. */
-export function regularBytes(read: Buffer | { kind: string }, rel: string, tool: string): Buffer {
-  if (!isBytes(read)) throw new ToolError(notRegularMessage(rel, read.kind, tool));
+export function regularBytes(read: Buffer | { kind: string }, shown: string, tool: string): Buffer {
+  if (!isBytes(read)) throw new ToolError(notRegularMessage(shown, read.kind, tool));
   return read;
 }
 
 /** A regular file's text; a ToolError naming what it is otherwise. */
-export function regularTextSync(file: string, rel: string, tool: string): string {
-  return regularBytes(readRegularSync(file), rel, tool).toString("utf8");
+export function regularTextSync(file: string, shown: string, tool: string): string {
+  return regularBytes(readRegularSync(file), shown, tool).toString("utf8");
 }

@@ -21,6 +21,7 @@ import {
   tooLargeToChange,
 } from "./text.js";
 import { firstNonUtf8Line, readUtf8 } from "./utf8.js";
+import { shownPath } from "./visible.js";
 
 const DEFAULT_LIMIT = 2000;
 const MAX_LINE_CHARS = 2000;
@@ -50,15 +51,15 @@ export class FileStore {
     limit?: number | undefined;
   }): Promise<{ text: string; result: ReadResult }> {
     const target = await confine(this.workdir, args.path);
-    const info = statOrThrow(target.real, target.rel);
+    const info = statOrThrow(target.real, target.shown);
     if (info.isDirectory()) return this.#listDirectory(target.real, target.rel);
     if (info.size > MAX_TEXT_BYTES) {
-      throw new ToolError(`${target.rel} is ${info.size} bytes, over read's ${MAX_TEXT_BYTES}-byte limit.`);
+      throw new ToolError(`${target.shown} is ${info.size} bytes, over read's ${MAX_TEXT_BYTES}-byte limit.`);
     }
     // Synchronous: a source file reads in microseconds, a promise-based read costs far more per call.
-    const bytes = regularBytes(readRegularSync(target.real), target.rel, "read");
+    const bytes = regularBytes(readRegularSync(target.real), target.shown, "read");
     if (looksBinary(bytes))
-      throw new ToolError(`${target.rel} is a binary file (${bytes.length} bytes); read shows text only.`);
+      throw new ToolError(`${target.shown} is a binary file (${bytes.length} bytes); read shows text only.`);
     const lines = splitLines(normalize(bytes.toString("utf8")));
     const total = lines.length;
     const nonUtf8 = firstNonUtf8Line(bytes);
@@ -70,7 +71,7 @@ export class FileStore {
     const limit = args.limit ?? DEFAULT_LIMIT;
     if (total === 0) {
       return {
-        text: `${target.rel} is empty (0 lines).`,
+        text: `${target.shown} is empty (0 lines).`,
         result: {
           path: target.rel,
           kind: "file",
@@ -84,7 +85,7 @@ export class FileStore {
     }
     if (from > total) {
       throw new ToolError(
-        `\`offset\` ${from} is past the end: ${target.rel} has ${plural(total, "line")}. Use an offset from 1 to ${total}.`,
+        `\`offset\` ${from} is past the end: ${target.shown} has ${plural(total, "line")}. Use an offset from 1 to ${total}.`,
       );
     }
     const asked = Math.min(total, from + limit - 1);
@@ -109,7 +110,7 @@ export class FileStore {
       ? `\n(showing lines ${from}-${to} of ${total}${paged}${to < total ? `; call read with offset ${to + 1} for more` : ""})`
       : "";
     return {
-      text: `${target.rel} (${plural(total, "line")}${encoding})\n${numbered}${footer}`,
+      text: `${target.shown} (${plural(total, "line")}${encoding})\n${numbered}${footer}`,
       result: {
         path: target.rel,
         kind: "file",
@@ -132,8 +133,9 @@ export class FileStore {
     const target = await confine(this.workdir, file);
     try {
       const info = await stat(target.real);
-      if (info.isDirectory()) throw new ToolError(`${target.rel} is a directory; give a file path to write.`);
-      const head = regularBytes(await readRegularHead(target.real, HEAD_BYTES), target.rel, "write");
+      if (info.isDirectory())
+        throw new ToolError(`${target.shown} is a directory; give a file path to write.`);
+      const head = regularBytes(await readRegularHead(target.real, HEAD_BYTES), target.shown, "write");
       return { target, size: info.size, head: head.toString("utf8") };
     } catch (error) {
       if (error instanceof ToolError) throw error;
@@ -152,7 +154,7 @@ export class FileStore {
     const bytes = Buffer.byteLength(content);
     if (size === bytes && (await sameBytes(target.real, content))) {
       return {
-        text: `${target.rel} unchanged (the content is the same).`,
+        text: `${target.shown} unchanged (the content is the same).`,
         result: { path: target.rel, status: "unchanged", lines, bytes },
         written: [],
       };
@@ -160,7 +162,7 @@ export class FileStore {
     await writeAtomic(target.real, content);
     const status = size === undefined ? "created" : "overwritten";
     return {
-      text: `${status === "created" ? "Created" : "Overwrote"} ${target.rel} (${plural(lines, "line")}, ${plural(bytes, "byte")}${kept ? `; written with ${kept}, as the file had them` : ""}).`,
+      text: `${status === "created" ? "Created" : "Overwrote"} ${target.shown} (${plural(lines, "line")}, ${plural(bytes, "byte")}${kept ? `; written with ${kept}, as the file had them` : ""}).`,
       result: { path: target.rel, status, lines, bytes },
       written: [target.rel],
     };
@@ -175,7 +177,7 @@ export class FileStore {
     const { target, updated, offsets, lines } = await this.#planEdit(args);
     await writeAtomic(target.real, updated);
     return {
-      text: `Edited ${target.rel}: ${plural(offsets.length, "replacement")} at line${lines.length > 1 ? "s" : ""} ${lines.join(", ")}.`,
+      text: `Edited ${target.shown}: ${plural(offsets.length, "replacement")} at line${lines.length > 1 ? "s" : ""} ${lines.join(", ")}.`,
       result: { path: target.rel, replacements: offsets.length, lines },
       written: [target.rel],
     };
@@ -183,10 +185,12 @@ export class FileStore {
 
   async #planEdit(args: EditArgs) {
     const target = await confine(this.workdir, args.path);
-    const info = statOrThrow(target.real, target.rel);
+    const info = statOrThrow(target.real, target.shown);
     if (info.isDirectory())
-      throw new ToolError(`\`path\` ${target.rel} is a directory; edit changes a file: give a file's path.`);
-    if (info.size > MAX_TEXT_BYTES) throw new ToolError(tooLargeToChange(target.rel, info.size, "edit"));
+      throw new ToolError(
+        `\`path\` ${target.shown} is a directory; edit changes a file: give a file's path.`,
+      );
+    if (info.size > MAX_TEXT_BYTES) throw new ToolError(tooLargeToChange(target.shown, info.size, "edit"));
     if (args.old_string === "") {
       throw new ToolError(
         "`old_string` is empty; quote the exact text to replace (use write to create a file).",
@@ -194,7 +198,7 @@ export class FileStore {
     }
     if (args.old_string === args.new_string)
       throw new ToolError("`old_string` and `new_string` are the same; nothing to change.");
-    const raw = await readUtf8(target.real, target.rel, "edit");
+    const raw = await readUtf8(target.real, target.shown, "edit");
     const shape = shapeOf(raw);
     const text = normalize(raw);
     const needle = normalize(args.old_string);
@@ -202,11 +206,11 @@ export class FileStore {
     const offsets: number[] = [];
     for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length))
       offsets.push(at);
-    if (offsets.length === 0) throw new ToolError(notFoundMessage(target.rel, text, needle));
+    if (offsets.length === 0) throw new ToolError(notFoundMessage(target.shown, text, needle));
     const lines = offsets.map((at) => lineOfOffset(text, at));
     if (offsets.length > 1 && !args.replace_all) {
       throw new ToolError(
-        `\`old_string\` occurs ${offsets.length} times in ${target.rel} (lines ${lines.join(", ")}); ` +
+        `\`old_string\` occurs ${offsets.length} times in ${target.shown} (lines ${lines.join(", ")}); ` +
           "include more surrounding lines to make it unique, or set `replace_all: true`.",
       );
     }
@@ -235,8 +239,9 @@ export class FileStore {
       .sort((a, b) => a.localeCompare(b));
     const shown = names.slice(0, MAX_ENTRIES);
     const more = names.length > shown.length ? `\n(showing ${shown.length} of ${names.length} entries)` : "";
+    // Text quotes a name that could pass for more entries; the harness's entries are the names as they are.
     return {
-      text: `${rel}/ is a directory (${plural(names.length, "entry", "entries")}):\n${shown.join("\n")}${more}`,
+      text: `${shownPath(`${rel}/`)} is a directory (${plural(names.length, "entry", "entries")}):\n${shown.map(shownPath).join("\n")}${more}`,
       result: {
         path: rel,
         kind: "directory",
@@ -251,13 +256,13 @@ export class FileStore {
   }
 }
 
-function statOrThrow(real: string, rel: string) {
+function statOrThrow(real: string, shown: string) {
   try {
     return statSync(real);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") {
       throw new ToolError(
-        `${rel} does not exist. Check the path (read a directory to list it), or use write to create the file.`,
+        `${shown} does not exist. Check the path (read a directory to list it), or use write to create the file.`,
       );
     }
     throw error;
@@ -265,7 +270,7 @@ function statOrThrow(real: string, rel: string) {
 }
 
 /** Names where a near-miss of the first line of `needle` is, so the model can copy the exact text. */
-function notFoundMessage(rel: string, text: string, needle: string): string {
+function notFoundMessage(shown: string, text: string, needle: string): string {
   const first =
     needle
       .split("\n")
@@ -280,7 +285,7 @@ function notFoundMessage(rel: string, text: string, needle: string): string {
   const hint = near.length
     ? ` Its first line appears (ignoring indentation) at line${near.length > 1 ? "s" : ""} ${near.join(", ")}; check whitespace and the lines after it.`
     : " Read the file and copy the exact text, including whitespace.";
-  return `\`old_string\` was not found in ${rel}.${hint}`;
+  return `\`old_string\` was not found in ${shown}.${hint}`;
 }
 
 /** Whether the file holds exactly `content` (a file that is no longer regular does not). */

@@ -98,8 +98,8 @@ export function oneLine(text: string, max: number): string {
 export const MAX_TEXT_BYTES = 50 * 1024 * 1024;
 
 /** Why a tool that changes files does not take one this large. */
-export function tooLargeToChange(rel: string, size: number, tool: string): string {
-  return `${rel} is ${sizeText(size)}, over the ${sizeText(MAX_TEXT_BYTES)} ${tool} reads whole; nothing was changed. Change a file this large with a stream editor (sed) or a script.`;
+export function tooLargeToChange(shown: string, size: number, tool: string): string {
+  return `${shown} is ${sizeText(size)}, over the ${sizeText(MAX_TEXT_BYTES)} ${tool} reads whole; nothing was changed. Change a file this large with a stream editor (sed) or a script.`;
 }
 
 /** A size as answers say it: "12 KB" under a megabyte, else "1.4 MB". */

@@ -21,14 +21,19 @@ export function firstNonUtf8Line(bytes: Uint8Array): number | undefined {
 }
 
 /** Why a tool that changes files does not change this one, and what to do instead (`or`: another way). */
-export function notUtf8Message(rel: string, line: number, changed = "nothing was changed", or = ""): string {
-  return `${rel} is not UTF-8 text (line ${line} has bytes that are not UTF-8: Latin-1 or another legacy encoding?). Writing it back would replace those bytes with U+FFFD, so ${changed}. Convert the file to UTF-8 first (e.g. \`iconv -f latin1 -t utf-8\`), then change it${or}.`;
+export function notUtf8Message(
+  shown: string,
+  line: number,
+  changed = "nothing was changed",
+  or = "",
+): string {
+  return `${shown} is not UTF-8 text (line ${line} has bytes that are not UTF-8: Latin-1 or another legacy encoding?). Writing it back would replace those bytes with U+FFFD, so ${changed}. Convert the file to UTF-8 first (e.g. \`iconv -f latin1 -t utf-8\`), then change it${or}.`;
 }
 
-/** A file's text for a tool that will write it back; a ToolError when it is not a regular file of UTF-8. */
-export async function readUtf8(real: string, rel: string, tool: string): Promise<string> {
-  const bytes = regularBytes(await readRegular(real), rel, tool);
+/** A file's text for a tool that will write it back; a ToolError (naming it as `shown`) when it is not a regular file of UTF-8. */
+export async function readUtf8(real: string, shown: string, tool: string): Promise<string> {
+  const bytes = regularBytes(await readRegular(real), shown, tool);
   const line = firstNonUtf8Line(bytes);
-  if (line !== undefined) throw new ToolError(notUtf8Message(rel, line));
+  if (line !== undefined) throw new ToolError(notUtf8Message(shown, line));
   return bytes.toString("utf8");
 }

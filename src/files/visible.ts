@@ -21,3 +21,39 @@ export function visibleLine(text: string): string {
 export function visibleText(text: string): string {
   return text.replace(HIDING, (ch) => (ch === "\n" || ch === "\t" ? ch : escaped(ch)));
 }
+
+/** What makes a path ambiguous as shown: a character that hides or breaks the line, a quote, space at either end. */
+const AMBIGUOUS_PATH =
+  /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}"]|^\s|\s$|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/u;
+
+/**
+ * A path as answers show it: as it is, unless a repository's file name could pass for more rows of the answer (a
+ * newline), hide part of itself or be told apart from another only by invisible characters — then in double quotes,
+ * `"` and `\` escaped and each such character as `\u{…}`, git's way. Path arguments take this form back.
+ */
+export function shownPath(p: string): string {
+  if (!AMBIGUOUS_PATH.test(p)) return p;
+  return `"${p.replace(/["\\]/g, "\\$&").replace(HIDING, escaped)}"`;
+}
+
+const QUOTED_PATH = /^"((?:[^"\\]|\\["\\abtnvfr]|\\[0-7]{3}|\\u\{[0-9A-Fa-f]{1,6}\})*)"$/su;
+const C_ESCAPES: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
+
+/**
+ * The path a quoted one stands for — as `shownPath` writes it, or as git quotes a path (C escapes, a name's UTF-8
+ * bytes in octal: `"caf\303\251.txt"`); undefined when `input` is not one.
+ */
+export function unquotedPath(input: string): string | undefined {
+  const inner = QUOTED_PATH.exec(input)?.[1];
+  if (inner === undefined) return undefined;
+  const pieces: Buffer[] = [];
+  const token = /\\(?:([0-7]{3})|u\{([0-9A-Fa-f]+)\}|(.))|([^\\]+)/gsu;
+  for (const [, octal, hex, letter, plain] of inner.matchAll(token)) {
+    if (octal) pieces.push(Buffer.of(Number.parseInt(octal, 8) & 0xff));
+    else if (hex)
+      pieces.push(Buffer.from(String.fromCodePoint(Math.min(Number.parseInt(hex, 16), 0x10ffff))));
+    else if (letter) pieces.push(Buffer.of(C_ESCAPES[letter] ?? 0));
+    else if (plain) pieces.push(Buffer.from(plain));
+  }
+  return Buffer.concat(pieces).toString("utf8");
+}

@@ -2,8 +2,9 @@
 import { existsSync } from "node:fs";
 import type { Diagnostic } from "vscode-languageserver-protocol";
 import { ToolError } from "../errors.js";
-import { confine } from "../files/paths.js";
+import { confineHeld } from "../files/paths.js";
 import { plural } from "../files/text.js";
+import { shownPath } from "../files/visible.js";
 import { fanOut } from "../signals.js";
 import { diagnosticsAt } from "./diagnose.js";
 import { diagnosticRow, groupedDiagnosticLines } from "./diagnostics.js";
@@ -41,14 +42,14 @@ export class WriteDiagnostics {
     for (const f of files) {
       if ("unavailable" in f) {
         const why = f.unavailable ?? "no server";
-        if (!this.#toldUnavailable.has(why)) lines.push(`(no diagnostics for ${f.rel}: ${why})`);
+        if (!this.#toldUnavailable.has(why)) lines.push(`(no diagnostics for ${shownPath(f.rel)}: ${why})`);
         this.#toldUnavailable.add(why);
         value.files.push({ path: f.rel, freshness: "unavailable", new: [], resolved: 0 });
         continue;
       }
       if (!f.delta) {
         notFresh.push(
-          `(diagnostics for ${f.rel} are ${f.found.freshness}: ${f.found.why ?? "unknown"}; they are not shown as clean)`,
+          `(diagnostics for ${shownPath(f.rel)} are ${f.found.freshness}: ${f.found.why ?? "unknown"}; they are not shown as clean)`,
         );
         value.files.push({
           path: f.rel,
@@ -93,7 +94,7 @@ export class WriteDiagnostics {
 
   /** One written file's diagnostics and what is new in them; undefined when no server handles it (or it is gone). */
   async #check(rel: string, signal: AbortSignal) {
-    const confined = await confine(this.#base.workdir, rel).catch(() => undefined);
+    const confined = await confineHeld(this.#base.workdir, rel).catch(() => undefined);
     if (!confined || !this.#base.supervisor.specFor(confined.real)) return undefined;
     if (!existsSync(confined.real)) {
       // Deleted or moved away by this write: the server must forget it, or it keeps reporting on a ghost.

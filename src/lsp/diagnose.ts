@@ -5,6 +5,7 @@ import { ToolError } from "../errors.js";
 import { confineExisting } from "../files/paths.js";
 import { rootsIn } from "../files/roots.js";
 import { plural } from "../files/text.js";
+import { shownPath } from "../files/visible.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import {
   diagnosticRow,
@@ -85,7 +86,7 @@ export async function projectDiagnostics(
     await progress({
       progress: done,
       total: jobs.length,
-      message: `${spec.id} in ${reader.rel(root) || "."}`,
+      message: `${spec.id} in ${shownPath(reader.rel(root) || ".")}`,
     });
     runs.push(
       await runCheck(
@@ -102,7 +103,7 @@ export async function projectDiagnostics(
   }
   const owned = ownedRows(runs);
   const notes = runs.map((run, i) => {
-    const where = `${run.server} @ ${reader.rel(run.root) || "."}`;
+    const where = `${run.server} @ ${shownPath(reader.rel(run.root) || ".")}`;
     if (run.outcome !== "fresh") return `${where}: ${run.outcome}${run.note ? ` (${run.note})` : ""}`;
     return `${where}: ${relativeCommand(run.command, base.workdir)} → ${plural(owned[i]!.length, "finding")}`;
   });
@@ -114,7 +115,8 @@ export async function projectDiagnostics(
   const counts = [...perFile].sort((a, b) => b[1] - a[1]).map(([f, n]) => `  ${f}: ${n}`);
   const shown = rows.slice(0, MAX_DIAGNOSTICS);
   const details = shown.map(
-    (r) => `  ${r.path}:${r.line} ${r.severity}: ${r.message.split("\n")[0]}${r.code ? ` [${r.code}]` : ""}`,
+    (r) =>
+      `  ${shownPath(r.path)}:${r.line} ${r.severity}: ${r.message.split("\n")[0]}${r.code ? ` [${r.code}]` : ""}`,
   );
   // The counts per file matter when not every finding is listed; otherwise each row names its file.
   const partial = rows.length > shown.length;

@@ -5,6 +5,7 @@
  */
 import { fileURLToPath } from "node:url";
 import type { Diagnostic, DocumentDiagnosticReport } from "vscode-languageserver-protocol";
+import { shownPath } from "../files/visible.js";
 import type { LspClient } from "./client.js";
 import type { DiagnosticRow } from "./schema.js";
 
@@ -265,7 +266,7 @@ export function formatDiagnostic(rel: string, d: Diagnostic, lines = [d.range.st
         : "";
   const message = messageText(d).split("\n")[0] ?? "";
   // Without a path (the answer is of one file): the lines, then the finding.
-  const at = rel ? `${rel}:${lines.join(", ")} ` : `${lines.join(", ")}  `;
+  const at = rel ? `${shownPath(rel)}:${lines.join(", ")} ` : `${lines.join(", ")}  `;
   return `${at}${severityName(d)}: ${message}${code}`;
 }
 

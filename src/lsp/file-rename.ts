@@ -13,7 +13,7 @@ import type {
 } from "vscode-languageserver-protocol";
 import { ToolError } from "../errors.js";
 import { plural } from "../files/text.js";
-import { visibleLine } from "../files/visible.js";
+import { shownPath, visibleLine } from "../files/visible.js";
 import type { LspClient, OpenDocument } from "./client.js";
 import { movePaths } from "./rename-check.js";
 import { reportedBefore } from "./request-errors.js";
@@ -50,7 +50,7 @@ export async function renameFile(
         .catch((error: Error) => {
           if (error.name === "TimeoutError") throw error;
           throw new ToolError(
-            `${client.spec.name} could not propose the edits for moving ${from.rel}: ${visibleLine(error.message.slice(0, 300))}.${reportedBefore(error, base.workdir)} Nothing was moved.`,
+            `${client.spec.name} could not propose the edits for moving ${from.shown}: ${visibleLine(error.message.slice(0, 300))}.${reportedBefore(error, base.workdir)} Nothing was moved.`,
           );
         });
       return { client, edit };
@@ -72,7 +72,7 @@ export async function renameFile(
   const edits = changes.files.reduce((n, f) => n + f.edits, 0);
   return {
     text: [
-      `Moved ${from.rel} → ${to.rel}; ${proposals.map((p) => said(p, from.rel)).join("; ") || "no language server serves it, so no imports were updated"}.`,
+      `Moved ${from.shown} → ${to.shown}; ${proposals.map((p) => said(p, from.shown)).join("; ") || "no language server serves it, so no imports were updated"}.`,
       ...(edits ? fileRows(changes.files, from.rel, to.rel) : []),
     ].join("\n"),
     structured: {
@@ -93,7 +93,7 @@ function fileRows(files: readonly { path: string; edits: number }[], from: strin
   const rows = files
     .map((f) => ({ ...f, path: f.path === from ? to : f.path }))
     .sort((a, b) => a.path.localeCompare(b.path))
-    .map((f) => `  ${f.path} (${plural(f.edits, "edit")})`);
+    .map((f) => `  ${shownPath(f.path)} (${plural(f.edits, "edit")})`);
   if (rows.length <= MAX_LISTED) return rows;
   return [
     ...rows.slice(0, MAX_LISTED),
@@ -175,10 +175,10 @@ function editCount(edit: WorkspaceEdit | null | undefined): number {
 }
 
 /** What one server did for the move, in a few words. */
-function said(p: Proposal, rel: string): string {
+function said(p: Proposal, shown: string): string {
   const name = p.client.spec.id;
   if (p.edit === undefined)
-    return `${name} does not update imports on a move (it offers no willRenameFiles edits for ${rel}): check what imported it (\`lsp diagnostics\` with file "*" lists imports that broke)`;
+    return `${name} does not update imports on a move (it offers no willRenameFiles edits for ${shown}): check what imported it (\`lsp diagnostics\` with file "*" lists imports that broke)`;
   const n = editCount(p.edit);
   return n ? `${name} updated what refers to it: ${plural(n, "edit")}` : `${name} proposed no import edits`;
 }

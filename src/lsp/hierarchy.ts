@@ -12,6 +12,7 @@ import type {
 } from "vscode-languageserver-protocol";
 import { ToolError } from "../errors.js";
 import { plural } from "../files/text.js";
+import { shownPath, visibleLine } from "../files/visible.js";
 import { within } from "./content-roots.js";
 import { uriPath } from "./diagnostics.js";
 import { NOT_SHOWN, type SnippetReader, SYMBOL_KINDS } from "./format.js";
@@ -66,7 +67,7 @@ export async function hierarchy(
   const label = action.replace("_", " ");
   if (!items?.length)
     throw new ToolError(
-      `${server} has no ${label} item for \`${t.target.identifier}\` at ${t.target.path}:${t.target.line}: ${action === "call_hierarchy" ? "it is not a function, method or constructor" : "it is not a class, interface or other type"} as the server sees it. Address a ${action === "call_hierarchy" ? "function's" : "type's"} name, where it is defined or used.`,
+      `${server} has no ${label} item for \`${t.target.identifier}\` at ${shownPath(t.target.path)}:${t.target.line}: ${action === "call_hierarchy" ? "it is not a function, method or constructor" : "it is not a class, interface or other type"} as the server sees it. Address a ${action === "call_hierarchy" ? "function's" : "type's"} name, where it is defined or used.`,
     );
   // A server started moments ago may answer from a half-analysed workspace (pyright, as for references): where the
   // catalog says so, the first level of callers is asked again until two answers agree.
@@ -227,7 +228,7 @@ function render(
   for (const root of roots) {
     const row = rowOf(reader, root, 0, undefined);
     lines.push(
-      `${NOUN[direction][1]} of \`${row.name}\` (${row.kind}, ${row.path}:${row.line})${depth > 1 ? `, ${depth} levels` : ""}: ${countOf(root, direction)}${note ? ` ${note}` : ""}`,
+      `${NOUN[direction][1]} of \`${visibleLine(row.name)}\` (${row.kind}, ${shownPath(row.path)}:${row.line})${depth > 1 ? `, ${depth} levels` : ""}: ${countOf(root, direction)}${note ? ` ${note}` : ""}`,
     );
     visit(root, 0, undefined, row);
   }
@@ -259,11 +260,11 @@ function kindOf(item: Item): string {
 function itemLine(reader: SnippetReader, node: Node, level: number): string {
   const indent = "  ".repeat(level);
   const file = reader.rel(uriPath(node.item.uri));
-  const at = `${file}:${node.item.selectionRange.start.line + 1}`;
+  const at = `${shownPath(file)}:${node.item.selectionRange.start.line + 1}`;
   const calls = node.sites.length > 1 ? ` — ${node.sites.length} calls` : "";
   const name = nameOf(reader, node.item);
   // A module is named by its file (tsgo): the path is said once.
-  const named = name === file ? "" : `${name} `;
+  const named = name === file ? "" : `${visibleLine(name)} `;
   return `${indent}${named}(${kindOf(node.item)}) ${at}${calls}${node.cut ? ` (${node.cut})` : ""}`;
 }
 

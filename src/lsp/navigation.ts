@@ -4,6 +4,7 @@
  */
 import type { Hover, Location, LocationLink } from "vscode-languageserver-protocol";
 import { plural } from "../files/text.js";
+import { shownPath } from "../files/visible.js";
 import { codeActions } from "./code-actions.js";
 import { uriPath } from "./diagnostics.js";
 import { asLocations, columnsOf, hoverText, mergedRows, NOT_SHOWN, type SnippetReader } from "./format.js";
@@ -69,7 +70,7 @@ export async function navigate(
     return { text: `${lead}No ${label} found (${server} answered with no locations).`, structured };
   const showing = total > places.length ? `showing ${places.length} of ${total}` : "";
   if (action !== "references") {
-    const rows = mergedRows(places).map((r) => `${r.path}:${r.line}${columnsOf(r)}  ${r.snippet}`);
+    const rows = mergedRows(places).map((r) => `${shownPath(r.path)}:${r.line}${columnsOf(r)}  ${r.snippet}`);
     return { text: `${lead}${showing ? `(${showing})\n` : ""}${rows.join("\n")}`, structured };
   }
   const files = new Set(locations.map((loc) => ("targetUri" in loc ? loc.targetUri : loc.uri))).size;
@@ -77,7 +78,7 @@ export async function navigate(
   for (const p of places) byFile.set(p.path, [...(byFile.get(p.path) ?? []), p]);
   const rows = [...byFile].map(
     ([f, ps]) =>
-      `${f}\n${mergedRows(ps)
+      `${shownPath(f)}\n${mergedRows(ps)
         .map((r) => `  ${r.line}${columnsOf(r)}  ${r.snippet}`)
         .join("\n")}`,
   );
@@ -173,7 +174,7 @@ async function hover(base: LspBase, t: Target, note: string, signal: AbortSignal
       .filter((file) => !reader.shows(file));
     if (outside.length)
       return {
-        text: `The symbol is defined outside the workdir (${reader.rel(outside[0]!)}), so what the server says of it is not shown.`,
+        text: `The symbol is defined outside the workdir (${shownPath(reader.rel(outside[0]!))}), so what the server says of it is not shown.`,
         structured: { action: "hover", server, target: t.target, hover: NOT_SHOWN },
       };
   }
@@ -194,7 +195,7 @@ function notShown(rest: (Location | LocationLink)[], reader: SnippetReader): str
   const named = [...perFile]
     .sort((a, b) => b[1] - a[1])
     .slice(0, 10)
-    .map(([uri, n]) => `${reader.rel(uriPath(uri))} (${n})`);
+    .map(([uri, n]) => `${shownPath(reader.rel(uriPath(uri)))} (${n})`);
   const more = perFile.size > named.length ? `, +${plural(perFile.size - named.length, "more file")}` : "";
   return `\nNot shown: ${rest.length} more in ${plural(perFile.size, "file")}: ${named.join(", ")}${more}.`;
 }

@@ -36,6 +36,35 @@ interface Checker {
 
 const sev = (s: string) => (/err/i.test(s) ? "error" : /warn/i.test(s) ? "warning" : "info");
 
+/**
+ * The findings of a checker that prints one a line, `pattern`'s first group the file. A file name with a newline
+ * (a hostile repository's) spans lines: a finding whose file is not there is joined to the lines above it until it
+ * names one that is, and what was read as findings on those lines is dropped (they were the name).
+ */
+function lineFindings(
+  out: string,
+  root: string,
+  pattern: RegExp,
+  row: (m: RegExpExecArray, file: string) => DiagnosticRow,
+): DiagnosticRow[] {
+  const lines = out.split("\n");
+  const found: { at: number; row: DiagnosticRow }[] = [];
+  lines.forEach((line, i) => {
+    const m = pattern.exec(line);
+    if (!m) return;
+    let file = path.resolve(root, m[1]!);
+    let from = i;
+    for (let k = 1; k <= MAX_NAME_LINES && i - k >= 0 && !existsSync(file); k++) {
+      const joined = path.resolve(root, [...lines.slice(i - k, i), m[1]!].join("\n"));
+      if (existsSync(joined)) [file, from] = [joined, i - k];
+    }
+    while (from < i && (found.at(-1)?.at ?? -1) >= from) found.pop();
+    found.push({ at: i, row: row(m, file) });
+  });
+  return found.map((f) => f.row);
+}
+const MAX_NAME_LINES = 8;
+
 const CHECKERS: Record<string, Checker> = {
   tsgo: {
     binary: "tsgo",
@@ -46,8 +75,8 @@ const CHECKERS: Record<string, Checker> = {
         : undefined,
     needs: "a tsconfig.json",
     parse: (out, root) =>
-      [...out.matchAll(/^(.+?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): (.*)$/gm)].map((m) => ({
-        path: path.resolve(root, m[1]!),
+      lineFindings(out, root, /^(.+?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): (.*)$/, (m, file) => ({
+        path: file,
         line: Number(m[2]),
         column: Number(m[3]),
         severity: sev(m[4]!),
@@ -85,8 +114,8 @@ const CHECKERS: Record<string, Checker> = {
     binary: "go",
     args: () => ["vet", "./..."],
     parse: (out, root) =>
-      [...out.matchAll(/^(?:vet: )?(\.?[^\s:#][^:]*\.go):(\d+):(\d+): (.*)$/gm)].map((m) => ({
-        path: path.resolve(root, m[1]!),
+      lineFindings(out, root, /^(?:vet: )?(\.?[^\s:#][^:]*\.go):(\d+):(\d+): (.*)$/, (m, file) => ({
+        path: file,
         line: Number(m[2]),
         column: Number(m[3]),
         severity: "error",

@@ -54,12 +54,12 @@ export async function movePaths(
   const from = await confineExisting(workdir, file, "file");
   if (!statSync(from.real).isFile())
     throw new ToolError(
-      `\`file\` ${from.rel} is a folder; lsp_rename moves one file at a time. Nothing was moved.`,
+      `\`file\` ${from.shown} is a folder; lsp_rename moves one file at a time. Nothing was moved.`,
     );
   const to = await confine(workdir, newPath, "new_path");
   if (to.real === from.real)
-    throw new ToolError(`\`new_path\` is where ${from.rel} already is; nothing to move.`);
+    throw new ToolError(`\`new_path\` is where ${from.shown} already is; nothing to move.`);
   if (existsSync(to.real))
-    throw new ToolError(`\`new_path\` ${to.rel} exists; lsp_rename does not overwrite. Nothing was moved.`);
+    throw new ToolError(`\`new_path\` ${to.shown} exists; lsp_rename does not overwrite. Nothing was moved.`);
   return { from, to };
 }

@@ -2,6 +2,7 @@
 import type { WorkspaceEdit } from "vscode-languageserver-protocol";
 import { ToolError } from "../errors.js";
 import { plural } from "../files/text.js";
+import { shownPath } from "../files/visible.js";
 import { checkNewName } from "./rename-check.js";
 import { reportedBefore } from "./request-errors.js";
 import type { RenameAnswer } from "./schema.js";
@@ -20,7 +21,7 @@ export async function rename(
   const textDocument = { uri: fileUri(t.file) };
   const timeout = base.supervisor.timeouts.requestMs;
   const server = t.client.spec.name;
-  const where = `\`${t.target.identifier}\` at ${t.target.path}:${t.target.line}`;
+  const where = `\`${t.target.identifier}\` at ${shownPath(t.target.path)}:${t.target.line}`;
   const refused = (what: string) => (error: Error) => {
     if (error instanceof ToolError || error.name === "TimeoutError") throw error;
     throw new ToolError(
@@ -57,7 +58,7 @@ export async function rename(
   );
   const edits = applied.files.reduce((n, f) => n + f.edits, 0);
   const rows = [
-    ...applied.files.map((f) => `  ${f.path} (${plural(f.edits, "edit")})`),
+    ...applied.files.map((f) => `  ${shownPath(f.path)} (${plural(f.edits, "edit")})`),
     ...applied.renamed.map((r) => `  renamed ${r.from} → ${r.to}`),
     ...applied.created.map((c) => `  created ${c}`),
     ...applied.deleted.map((d) => `  deleted ${d}`),

@@ -181,7 +181,7 @@ export class LanguageService implements LspBase {
     const reloaded = await this.supervisor.reload(confined?.real);
     const text = reloaded.length
       ? `Reloaded: ${reloaded.map((s) => `${s.id} @ ${s.root} (${s.state})`).join(", ")}`
-      : `No server was running${confined ? ` for ${confined.rel}` : ""}; nothing to reload.`;
+      : `No server was running${confined ? ` for ${confined.shown}` : ""}; nothing to reload.`;
     return { text, structured: { action: "reload" } };
   }
 

@@ -8,6 +8,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ToolError } from "../errors.js";
 import { rootAbove, rootsIn } from "../files/roots.js";
+import { shownPath } from "../files/visible.js";
 import { checkedCap, takeSlot } from "../host-limits.js";
 import { IdleCheck, idleSecondsOf } from "../idle.js";
 import { type Resolved, resolveBinary } from "../proc/binaries.js";
@@ -139,14 +140,14 @@ export class LspSupervisor {
     if (!spec) {
       const known = [...new Set(this.specs.flatMap((s) => Object.keys(s.languages)))].join(" ");
       throw new ToolError(
-        `No language server in runbound's catalog handles ${rel} (by its extension). Handled: ${known}.`,
+        `No language server in runbound's catalog handles ${shownPath(rel)} (by its extension). Handled: ${known}.`,
       );
     }
     const languageId = languageOf(spec, file)!;
     const root = this.rootFor(spec, file);
     if (!root) {
       throw new ToolError(
-        `${spec.name} cannot serve ${rel}: no root marker (${spec.rootMarkers.join(", ")}) in its folder or any folder above it inside the workdir. Add one (e.g. ${spec.rootMarkers[0]}) at the project's root.`,
+        `${spec.name} cannot serve ${shownPath(rel)}: no root marker (${spec.rootMarkers.join(", ")}) in its folder or any folder above it inside the workdir. Add one (e.g. ${spec.rootMarkers[0]}) at the project's root.`,
       );
     }
     const key = `${spec.id}@${root}`;
@@ -378,8 +379,9 @@ export class LspSupervisor {
     await Promise.all([...this.#handles.values()].map((h) => h.client?.stop(500)));
   }
 
+  /** A folder as answers and status show it. */
   #rel(dir: string): string {
     const rel = path.relative(this.workdir, dir);
-    return rel === "" ? "." : rel;
+    return rel === "" ? "." : shownPath(rel);
   }
 }

@@ -3,6 +3,7 @@ import type { DocumentSymbol, SymbolInformation, WorkspaceSymbol } from "vscode-
 import { ToolError } from "../errors.js";
 import { confineExisting } from "../files/paths.js";
 import { plural } from "../files/text.js";
+import { shownPath, visibleLine } from "../files/visible.js";
 import type { LspClient } from "./client.js";
 import { uriPath } from "./diagnostics.js";
 import { SYMBOL_KINDS } from "./format.js";
@@ -38,7 +39,7 @@ async function outline(base: LspBase, file: string, signal: AbortSignal): Promis
   const shown = rows.slice(0, MAX_DOCUMENT_SYMBOLS);
   const count = rows.length > shown.length ? ` (showing ${shown.length} of ${rows.length})` : "";
   return {
-    text: `${plural(rows.length, "symbol")}${count}:\n${shown.map((s) => `${s.line}  ${s.name} (${s.kind})`).join("\n")}`,
+    text: `${plural(rows.length, "symbol")}${count}:\n${shown.map((s) => `${s.line}  ${visibleLine(s.name)} (${s.kind})`).join("\n")}`,
     structured: { action: "symbols", server: client.spec.id, symbols: shown, total: rows.length },
   };
 }
@@ -66,7 +67,7 @@ async function workspaceSymbols(
   // servers only must not read as "no such symbol in the project".
   const searched: string[] = [];
   const notSearched: string[] = [];
-  const label = (c: LspClient) => `${c.spec.id} @ ${reader.rel(c.root) || "."}`;
+  const label = (c: LspClient) => `${c.spec.id} @ ${shownPath(reader.rel(c.root) || ".")}`;
   for (const client of clients) {
     if (!client.capabilities.workspaceSymbolProvider) {
       notSearched.push(`${label(client)} has no workspace symbol search`);
@@ -104,7 +105,8 @@ async function workspaceSymbols(
   const count = inWorkdir.length > shown.length ? ` (showing ${shown.length} of ${inWorkdir.length})` : "";
   const by = searched.length ? `searched by ${searched.join(", ")}` : "no server could search";
   const lines = shown.map(
-    (s) => `${s.path}:${s.line}  ${s.name} (${s.kind}${s.container ? ` in ${s.container}` : ""})`,
+    (s) =>
+      `${shownPath(s.path)}:${s.line}  ${visibleLine(s.name)} (${s.kind}${s.container ? ` in ${visibleLine(s.container)}` : ""})`,
   );
   return {
     text: [

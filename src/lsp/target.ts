@@ -2,6 +2,7 @@
  * What every feature of the lsp resource shares: the run's servers and journal, and the target of an action — the
  * file's server, its document synced, and the symbol's position found from a line and a name.
  */
+import { pathToFileURL } from "node:url";
 import type { ServerCapabilities } from "vscode-languageserver-protocol";
 import { ToolError } from "../errors.js";
 import { fileText } from "../files/lines.js";
@@ -66,8 +67,8 @@ export async function targetFile(
     const kind = specialKindOf(confined.real);
     throw new ToolError(
       kind
-        ? notRegularMessage(`\`file\` ${confined.rel}`, kind, "lsp")
-        : `\`file\` ${confined.rel} does not exist or is not readable.`,
+        ? notRegularMessage(`\`file\` ${confined.shown}`, kind, "lsp")
+        : `\`file\` ${confined.shown} does not exist or is not readable.`,
     );
   }
   return { confined, text };
@@ -151,8 +152,9 @@ export function targetNote(t: LspTarget): string {
   return parts.length ? `(${parts.join("; ")})` : "";
 }
 
+/** As the documents are keyed: `%`, `#`, `?` and control characters in a name percent-encoded (a URL parse would cut or drop them). */
 export function fileUri(file: string): string {
-  return new URL(`file://${file}`).href;
+  return pathToFileURL(file).href;
 }
 
 /** The server of a file that must exist (no symbol to find on it). */

@@ -22,16 +22,17 @@ function plainEdits(op: TextDocumentEdit, rel: string, tool: string): TextEdit[]
   return op.edits.map((edit) => {
     if ("newText" in edit) return edit;
     throw new ToolError(
-      `${tool}: the server sent a snippet edit for ${rel}, which runbound does not ask for and cannot apply as text; nothing was changed.`,
+      `${tool}: the server sent a snippet edit for ${shownPath(rel)}, which runbound does not ask for and cannot apply as text; nothing was changed.`,
     );
   });
 }
 
 import { ToolError } from "../errors.js";
 import { commitChanges } from "../files/commit.js";
-import { type ConfinedPath, confine } from "../files/paths.js";
+import { type ConfinedPath, confineHeld } from "../files/paths.js";
 import { readRegular, regularBytes } from "../files/regular.js";
 import { firstNonUtf8Line, notUtf8Message } from "../files/utf8.js";
+import { shownPath } from "../files/visible.js";
 import type { OpenDocument } from "./client.js";
 import { fromEncoding } from "./positions.js";
 
@@ -88,17 +89,18 @@ class PlannedEdit {
 
   async #load(uri: string): Promise<FileState> {
     const file = uri.startsWith("file:") ? fileURLToPath(uri) : uri;
-    const target = await confine(this.workdir, file, "the edit's file").catch(() => {
+    const target = await confineHeld(this.workdir, file, "the edit's file").catch(() => {
       throw new ToolError(
-        `${this.tool}: the server's edit would change ${file}, which is outside the workdir; nothing was changed.`,
+        `${this.tool}: the server's edit would change ${shownPath(file)}, which is outside the workdir; nothing was changed.`,
       );
     });
     let state = this.#files.get(target.real);
     if (!state) {
       const read = await readRegular(target.real).catch(() => undefined);
-      const bytes = read && regularBytes(read, target.rel, this.tool);
+      const bytes = read && regularBytes(read, target.shown, this.tool);
       const nonUtf8 = bytes && firstNonUtf8Line(bytes);
-      if (nonUtf8 !== undefined) throw new ToolError(`${this.tool}: ${notUtf8Message(target.rel, nonUtf8)}`);
+      if (nonUtf8 !== undefined)
+        throw new ToolError(`${this.tool}: ${notUtf8Message(target.shown, nonUtf8)}`);
       const original = bytes?.toString("utf8");
       state = { target, original, content: original, edits: 0 };
       this.#files.set(target.real, state);
@@ -113,7 +115,7 @@ class PlannedEdit {
   async change(op: TextDocumentEdit): Promise<void> {
     const state = await this.#load(op.textDocument.uri);
     if (state.content === undefined)
-      this.#refuse(`the edit changes ${state.target.rel}, which does not exist`);
+      this.#refuse(`the edit changes ${state.target.shown}, which does not exist`);
     const open = this.openDocuments.get(op.textDocument.uri);
     if (
       open &&
@@ -121,7 +123,7 @@ class PlannedEdit {
         (op.textDocument.version != null && op.textDocument.version !== open.version))
     ) {
       throw new ToolError(
-        `${this.tool}: ${state.target.rel} changed since the server read it; nothing was changed. Try again.`,
+        `${this.tool}: ${state.target.shown} changed since the server read it; nothing was changed. Try again.`,
       );
     }
     const edits = plainEdits(op, state.target.rel, this.tool);
@@ -133,7 +135,7 @@ class PlannedEdit {
     const state = await this.#load(op.uri);
     if (state.content !== undefined && !op.options?.overwrite) {
       if (op.options?.ignoreIfExists) return;
-      this.#refuse(`the edit creates ${state.target.rel}, which already exists`);
+      this.#refuse(`the edit creates ${state.target.shown}, which already exists`);
     }
     state.content = "";
     this.#result.created.push(state.target.rel);
@@ -142,10 +144,11 @@ class PlannedEdit {
   async rename(op: RenameFile): Promise<void> {
     const from = await this.#load(op.oldUri);
     const to = await this.#load(op.newUri);
-    if (from.content === undefined) this.#refuse(`the edit renames ${from.target.rel}, which does not exist`);
+    if (from.content === undefined)
+      this.#refuse(`the edit renames ${from.target.shown}, which does not exist`);
     if (to.content !== undefined && !op.options?.overwrite) {
       if (op.options?.ignoreIfExists) return;
-      this.#refuse(`the edit renames ${from.target.rel} onto ${to.target.rel}, which exists`);
+      this.#refuse(`the edit renames ${from.target.shown} onto ${to.target.shown}, which exists`);
     }
     to.content = from.content;
     from.content = undefined;
@@ -156,7 +159,7 @@ class PlannedEdit {
     const state = await this.#load(op.uri);
     if (state.content === undefined) {
       if (op.options?.ignoreIfNotExists) return;
-      this.#refuse(`the edit deletes ${state.target.rel}, which does not exist`);
+      this.#refuse(`the edit deletes ${state.target.shown}, which does not exist`);
     }
     state.content = undefined;
     this.#result.deleted.push(state.target.rel);
@@ -212,7 +215,7 @@ export function applyTextEdits(
   let floor = Number.POSITIVE_INFINITY;
   for (const span of spans) {
     if (span.to > floor)
-      throw new ToolError(`${tool}: the server's edits to ${rel} overlap; nothing was changed.`);
+      throw new ToolError(`${tool}: the server's edits to ${shownPath(rel)} overlap; nothing was changed.`);
     out = out.slice(0, span.from) + span.text + out.slice(span.to);
     floor = span.from;
   }

@@ -10,6 +10,7 @@ import { readRegular, regularBytes } from "../regular.js";
 import type { PatchFileResult, PatchResult } from "../schema.js";
 import { MAX_TEXT_BYTES, normalize, plural, shapeOf, splitLines, tooLargeToChange } from "../text.js";
 import { firstNonUtf8Line, notUtf8Message } from "../utf8.js";
+import { shownPath } from "../visible.js";
 import { type FileOp, type Hunk, parsePatch } from "./parse.js";
 
 export type { PatchFileResult, PatchResult };
@@ -32,7 +33,7 @@ export async function applyPatch(
   const letter = { added: "A", updated: "M", deleted: "D", moved: "R" } as const;
   const rows = plan.report.map((f) => {
     const counts = f.action === "deleted" ? "" : ` (+${f.added} -${f.removed})`;
-    return `  ${letter[f.action]} ${f.path}${f.to ? ` → ${f.to}` : ""}${counts}`;
+    return `  ${letter[f.action]} ${shownPath(f.path)}${f.to ? ` → ${shownPath(f.to)}` : ""}${counts}`;
   });
   const written = [...new Set([...plan.writes.map((w) => w.target.rel), ...plan.deletes.map((d) => d.rel)])];
   return {
@@ -54,7 +55,7 @@ async function planPatch(workdir: string, ops: FileOp[]): Promise<Planned> {
     const previous = touched.get(target.real);
     if (previous)
       throw new ToolError(
-        `\`patch\` touches ${target.rel} twice (${previous}, then ${what}); merge them into one section. Nothing was changed.`,
+        `\`patch\` touches ${target.shown} twice (${previous}, then ${what}); merge them into one section. Nothing was changed.`,
       );
     touched.set(target.real, what);
   };
@@ -67,7 +68,7 @@ async function planPatch(workdir: string, ops: FileOp[]): Promise<Planned> {
       claim(target, "add");
       if (current !== undefined)
         throw new ToolError(
-          `${target.rel} already exists; use \`*** Update File: ${target.rel}\` to change it. Nothing was changed.`,
+          `${target.shown} already exists; use \`*** Update File: ${target.shown}\` to change it. Nothing was changed.`,
         );
       plan.writes.push({ target, content: op.content });
       plan.report.push({
@@ -80,7 +81,7 @@ async function planPatch(workdir: string, ops: FileOp[]): Promise<Planned> {
     }
     if (current === undefined)
       throw new ToolError(
-        `${target.rel} does not exist, so the patch cannot ${op.kind} it. Nothing was changed.`,
+        `${target.shown} does not exist, so the patch cannot ${op.kind} it. Nothing was changed.`,
       );
     claim(target, op.kind);
     if (op.kind === "delete") {
@@ -93,8 +94,8 @@ async function planPatch(workdir: string, ops: FileOp[]): Promise<Planned> {
       });
       continue;
     }
-    if (read?.nonUtf8 !== undefined) throw new ToolError(notUtf8Message(target.rel, read.nonUtf8));
-    const { text, added, removed } = applyHunks(target.rel, current, op.hunks);
+    if (read?.nonUtf8 !== undefined) throw new ToolError(notUtf8Message(target.shown, read.nonUtf8));
+    const { text, added, removed } = applyHunks(target.shown, current, op.hunks);
     if (op.moveTo !== undefined) {
       const dest = await confine(workdir, op.moveTo, "move path");
       if (dest.real !== target.real) {
@@ -102,7 +103,7 @@ async function planPatch(workdir: string, ops: FileOp[]): Promise<Planned> {
         plan.plannedFrom.set(dest.real, undefined);
         if ((await readIfExists(dest)) !== undefined)
           throw new ToolError(
-            `cannot move ${target.rel} to ${dest.rel}: it already exists. Nothing was changed.`,
+            `cannot move ${target.shown} to ${dest.shown}: it already exists. Nothing was changed.`,
           );
         plan.writes.push({ target: dest, content: text });
         plan.deletes.push(target);
@@ -121,10 +122,10 @@ async function readIfExists(target: ConfinedPath): Promise<{ text: string; nonUt
   try {
     const info = await stat(target.real);
     if (info.isDirectory())
-      throw new ToolError(`${target.rel} is a directory; a patch changes files. Nothing was changed.`);
+      throw new ToolError(`${target.shown} is a directory; a patch changes files. Nothing was changed.`);
     if (info.size > MAX_TEXT_BYTES)
-      throw new ToolError(tooLargeToChange(target.rel, info.size, "apply_patch"));
-    const bytes = regularBytes(await readRegular(target.real), target.rel, "apply_patch");
+      throw new ToolError(tooLargeToChange(target.shown, info.size, "apply_patch"));
+    const bytes = regularBytes(await readRegular(target.real), target.shown, "apply_patch");
     const nonUtf8 = firstNonUtf8Line(bytes);
     return { text: bytes.toString("utf8"), ...(nonUtf8 === undefined ? {} : { nonUtf8 }) };
   } catch (error) {
@@ -135,7 +136,7 @@ async function readIfExists(target: ConfinedPath): Promise<{ text: string; nonUt
 
 /** The file's new text after every hunk, or a ToolError naming the hunk that does not match and why. */
 export function applyHunks(
-  rel: string,
+  shown: string,
   raw: string,
   hunks: Hunk[],
 ): { text: string; added: number; removed: number } {
@@ -150,7 +151,7 @@ export function applyHunks(
   let added = 0;
   let removed = 0;
   hunks.forEach((hunk, index) => {
-    const where = `hunk ${index + 1} of ${rel}`;
+    const where = `hunk ${index + 1} of ${shown}`;
     if (hunk.anchor !== undefined) {
       const at = findLine(lines, hunk.anchor, cursor);
       if (at === -1) {

@@ -4,6 +4,7 @@
  * - plain unified diffs (`--- a/x` / `+++ b/x` / `@@ -l,c +l,c @@`, git headers, /dev/null, renames).
  */
 import { ToolError } from "../../errors.js";
+import { unquotedPath } from "../visible.js";
 
 export interface HunkLine {
   readonly op: " " | "-" | "+";
@@ -137,8 +138,8 @@ function parseUnified(lines: string[]): FileOp[] {
       i++;
       continue;
     }
-    if (line.startsWith("rename from ")) renameFrom = line.slice(12).trim();
-    if (line.startsWith("rename to ")) renameTo = line.slice(10).trim();
+    if (line.startsWith("rename from ")) renameFrom = headerPath(line.slice(12));
+    if (line.startsWith("rename to ")) renameTo = headerPath(line.slice(10));
     if (line.startsWith("Binary files ") || line.startsWith("GIT binary patch")) {
       fail(i + 1, "binary patches are not supported; apply_patch changes text files.");
     }
@@ -226,7 +227,10 @@ function readUnifiedHunk(lines: string[], at: number, header: RegExpExecArray): 
 }
 
 function headerPath(raw: string): string {
-  // "path\t2024-01-01 00:00:00" (diff -u timestamps) and quoted git paths.
-  const name = raw.split("\t")[0]?.trim() ?? "";
-  return name.startsWith('"') && name.endsWith('"') ? name.slice(1, -1) : name;
+  const trimmed = raw.trim();
+  // git quotes a name with a tab, a newline, a quote or (by default) any byte past ASCII, in C escapes.
+  const quoted = unquotedPath(trimmed);
+  if (quoted !== undefined) return quoted;
+  // "path\t2024-01-01 00:00:00" (diff -u timestamps).
+  return raw.split("\t")[0]?.trim() ?? "";
 }
