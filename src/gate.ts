@@ -9,7 +9,7 @@ import type { JsonSchemaType, JsonSchemaValidator } from "@modelcontextprotocol/
 import { z } from "zod";
 import type { ApprovalGate } from "./approvals.js";
 import { errorMessage, ToolError } from "./errors.js";
-import { visibleLine } from "./files/visible.js";
+import { isPlain, quotedValue, visibleLine } from "./files/visible.js";
 import type { Lanes } from "./lanes.js";
 import type {
   AfterWriteHook,
@@ -151,6 +151,9 @@ function failureText(name: string, error: unknown, callSignal: AbortSignal, runS
   );
 }
 
+/** Unknown arguments named in a refusal; the rest are counted. */
+const MAX_UNKNOWN_LISTED = 5;
+
 function unknownToolMessage(registry: Registry, request: CallRequest): string {
   const visible = registry.visible(request.surface).map((s) => s.name);
   const unwired = registry.unwired(request.name);
@@ -159,7 +162,7 @@ function unknownToolMessage(registry: Registry, request: CallRequest): string {
     const needs = unwired.map((key) => registry.describeUnwired(key)).join(" and ");
     return `${request.name} is not available in this run: it needs ${needs}, which the harness did not wire. This surface has: ${list}.`;
   }
-  return `There is no tool named "${request.name}". This surface has: ${list}.`;
+  return `There is no tool named ${quotedValue(request.name)}. This surface has: ${list}.`;
 }
 
 function describeIssues(spec: AnyToolSpec, issues: readonly z.core.$ZodIssue[]): string {
@@ -167,12 +170,18 @@ function describeIssues(spec: AnyToolSpec, issues: readonly z.core.$ZodIssue[]):
   const problems = issues.map((issue) => {
     const at = issue.path.length ? `\`${issue.path.map(String).join(".")}\`` : "the arguments";
     if (issue.code === "unrecognized_keys") {
-      return issue.keys
-        .map((key) => {
-          const near = closestName(key, params);
-          return `unknown argument \`${key}\`${near ? ` (did you mean \`${near}\`?)` : ""}`;
-        })
-        .join("; ");
+      const listed = issue.keys.slice(0, MAX_UNKNOWN_LISTED).map((key) => {
+        const near = key.length <= 64 ? closestName(key, params) : undefined;
+        const named = isPlain(key) ? `\`${key}\`` : quotedValue(key, 64);
+        return `unknown argument ${named}${near ? ` (did you mean \`${near}\`?)` : ""}`;
+      });
+      const more = issue.keys.length - listed.length;
+      return [
+        ...listed,
+        ...(more > 0
+          ? [`${more.toLocaleString("en-US")} more unknown argument${more === 1 ? "" : "s"}`]
+          : []),
+      ].join("; ");
     }
     if (issue.code === "invalid_type" && /received undefined/.test(issue.message)) {
       return `${at} is required (${issue.expected})`;

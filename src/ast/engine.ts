@@ -17,7 +17,7 @@ import { ToolError } from "../errors.js";
 import { type ConfinedPath, confine, toPosix } from "../files/paths.js";
 import { notRegularMessage, specialKind } from "../files/regular.js";
 import { plural } from "../files/text.js";
-import { shownPath } from "../files/visible.js";
+import { quotedValue, shownPath } from "../files/visible.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { explain } from "./explain.js";
 import { SearchPool, WORKERS } from "./pool.js";
@@ -99,7 +99,7 @@ export class AstEngine {
     const named = args.language !== undefined ? grammarById(args.language) : undefined;
     if (args.language !== undefined && !named) {
       throw new ToolError(
-        `\`language\` "${args.language}" is not in the grammar bundle; use one of: ${GRAMMARS.map((g) => g.id).join(", ")}.`,
+        `\`language\` ${quotedValue(args.language)} is not in the grammar bundle; use one of: ${GRAMMARS.map((g) => g.id).join(", ")}.`,
       );
     }
     const kind = specialKind(info);
@@ -201,7 +201,7 @@ export class AstEngine {
     const named = args.language !== undefined ? grammarById(args.language) : undefined;
     if (args.language !== undefined && !named)
       throw new ToolError(
-        `\`language\` "${args.language}" is not in the grammar bundle; use one of: ${GRAMMARS.map((g) => g.id).join(", ")}.`,
+        `\`language\` ${quotedValue(args.language)} is not in the grammar bundle; use one of: ${GRAMMARS.map((g) => g.id).join(", ")}.`,
       );
     const file = args.path !== undefined ? await confine(this.#workdir, args.path, "path") : undefined;
     const grammar = named ?? (file ? grammarForFile(file.real) : undefined);

@@ -8,6 +8,7 @@
 import { type NapiConfig, parse } from "@ast-grep/napi";
 import type { Grammar } from "../../grammars/index.js";
 import { ToolError } from "../errors.js";
+import { isPlain, quotedValue } from "../files/visible.js";
 import { type CompiledPattern, compilePattern } from "./compile.js";
 
 export type RuleObject = Record<string, unknown>;
@@ -37,18 +38,22 @@ const COMPOSITE = ["all", "any", "not", "matches"] as const;
 const RULE_KEYS: readonly string[] = [...ATOMIC, ...RELATIONAL, ...COMPOSITE];
 const STRICTNESS = ["cst", "smart", "ast", "relaxed", "signature"];
 
+/** A key as the path of an error names it (a constraint's name may be as long as a pattern). */
+const clippedKey = (key: string) => (key.length > 64 ? `${key.slice(0, 64)}…` : key);
+
 /** The shape of rule, constraints and utils, checked without a grammar (before anything runs or is asked). */
 export function checkRuleShape(args: RuleArgs): void {
   checkSize(args);
   const names = new Set(Object.keys(args.utils ?? {}));
   if (args.rule !== undefined) checkRule(args.rule, "rule", names, false);
-  for (const [name, rule] of Object.entries(args.utils ?? {})) checkRule(rule, `utils.${name}`, names, false);
+  for (const [name, rule] of Object.entries(args.utils ?? {}))
+    checkRule(rule, `utils.${clippedKey(name)}`, names, false);
   for (const [name, rule] of Object.entries(args.constraints ?? {})) {
     if (!/^\$?[A-Z_][A-Z0-9_]*$/.test(name))
       refuse(
-        `\`constraints\` key "${name}" is not a metavariable name: use the name a pattern binds, e.g. "A" for $A`,
+        `\`constraints\` key ${quotedValue(name)} is not a metavariable name: use the name a pattern binds, e.g. "A" for $A`,
       );
-    checkRule(rule, `constraints.${name}`, names, false);
+    checkRule(rule, `constraints.${clippedKey(name)}`, names, false);
   }
 }
 
@@ -138,7 +143,7 @@ function checkValue(key: string, value: unknown, path: string, utils: ReadonlySe
     case "matches":
       if (typeof value !== "string" || !utils.has(value))
         refuse(
-          `\`${path}\` names ${typeof value === "string" ? `"${value}", which is not` : "no rule: it must be"} a key of \`utils\` (${utils.size ? [...utils].map((u) => `"${u}"`).join(", ") : "none given"})`,
+          `\`${path}\` names ${typeof value === "string" ? `${quotedValue(value)}, which is not` : "no rule: it must be"} a key of \`utils\` (${utils.size ? [...utils].map((u) => quotedValue(u, 64)).join(", ") : "none given"})`,
         );
       return;
     default:
@@ -228,13 +233,13 @@ export function compileRule(grammar: Grammar, args: RuleArgs & { readonly rule: 
   const constraints = Object.fromEntries(
     Object.entries(args.constraints ?? {}).map(([name, r]) => [
       name.replace(/^\$/, ""),
-      compile(r as RuleObject, `constraints.${name}`, false),
+      compile(r as RuleObject, `constraints.${clippedKey(name)}`, false),
     ]),
   );
   const utils = Object.fromEntries(
     Object.entries(args.utils ?? {}).map(([name, r]) => [
       name,
-      compile(r as RuleObject, `utils.${name}`, false),
+      compile(r as RuleObject, `utils.${clippedKey(name)}`, false),
     ]),
   );
   const singles = new Set(patterns.flatMap((p) => p.compiled.singles));
@@ -242,7 +247,7 @@ export function compileRule(grammar: Grammar, args: RuleArgs & { readonly rule: 
   for (const name of Object.keys(constraints))
     if (!singles.has(name) && !multiples.has(name))
       refuse(
-        `\`constraints\` names $${name}, which no pattern of the rule binds (they bind ${[...singles, ...multiples].map((n) => `$${n}`).join(", ") || "nothing"})`,
+        `\`constraints\` names ${isPlain(name) ? `$${name}` : quotedValue(`$${name}`)}, which no pattern of the rule binds (they bind ${[...singles, ...multiples].map((n) => `$${n}`).join(", ") || "nothing"})`,
       );
   const config: NapiConfig = {
     rule,

@@ -6,7 +6,7 @@ import { ToolError } from "../errors.js";
 import { type ChangeSet, changedSince, commitChanges } from "../files/commit.js";
 import { confineHeld } from "../files/paths.js";
 import { plural, sizeText } from "../files/text.js";
-import { shownPath } from "../files/visible.js";
+import { quotedValue, shownPath } from "../files/visible.js";
 import type { FileRef } from "./search.js";
 
 export interface StagedFile {
@@ -125,7 +125,7 @@ export class StagedEdits {
     if (ended) throw new ToolError(`${id} was already ${ended}; there is nothing left to resolve.`);
     const pending = [...this.#staged.keys()];
     throw new ToolError(
-      `There is no staged edit "${id}". Staged now: ${pending.length ? pending.join(", ") : "none (ast_edit stages one)"}.`,
+      `There is no staged edit ${quotedValue(id)}. Staged now: ${pending.length ? pending.join(", ") : "none (ast_edit stages one)"}.`,
     );
   }
 

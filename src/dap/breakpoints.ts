@@ -6,6 +6,7 @@
 import path from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { ToolError } from "../errors.js";
+import { quotedValue } from "../files/visible.js";
 import type { DapClient } from "./client.js";
 import { stopOnDefaultExceptions } from "./connection.js";
 
@@ -64,7 +65,12 @@ export function checkFilters(
   const unknown = names.filter((n) => !offered.includes(n));
   if (unknown.length)
     throw new ToolError(
-      `\`exception_breakpoints\` ${unknown.map((n) => `"${n}"`).join(", ")} ${unknown.length === 1 ? "is not a filter" : "are not filters"} of ${adapter}; it offers ${filtersOf(capabilities).join(", ") || "none"}. No breakpoint was changed.`,
+      `\`exception_breakpoints\` ${unknown
+        .slice(0, 5)
+        .map((n) => quotedValue(n))
+        .join(
+          ", ",
+        )}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ""} ${unknown.length === 1 ? "is not a filter" : "are not filters"} of ${adapter}; it offers ${filtersOf(capabilities).join(", ") || "none"}. No breakpoint was changed.`,
     );
 }
 

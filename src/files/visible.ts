@@ -57,3 +57,17 @@ export function unquotedPath(input: string): string | undefined {
   }
   return Buffer.concat(pieces).toString("utf8");
 }
+
+/**
+ * A value a call gave, quoted in an answer (an error naming what was wrong): visible as `visibleLine` makes it, and
+ * past `max` characters cut with its length said — a megabyte argument echoed whole filled the answer's budget.
+ */
+export function quotedValue(value: string, max = 80): string {
+  if (value.length <= max) return `"${visibleLine(value)}"`;
+  return `"${visibleLine(value.slice(0, max))}…" (${value.length.toLocaleString("en-US")} characters)`;
+}
+
+/** Whether a name may be shown as it is (short, nothing hidden); otherwise it is shown as `quotedValue` shows it. */
+export function isPlain(value: string, max = 64): boolean {
+  return value.length <= max && visibleLine(value) === value;
+}

@@ -7,6 +7,7 @@
  */
 import { ToolError } from "../errors.js";
 import { clipAround, snippetOf } from "../files/snippet.js";
+import { quotedValue } from "../files/visible.js";
 
 export type SyntaxFamily = "c" | "python";
 
@@ -125,7 +126,7 @@ export function locateSymbol(
 ): Located {
   if (!IDENT.test(symbol)) {
     throw new ToolError(
-      `\`symbol\` "${symbol}" has no identifier in it; give the name as it appears on the line, e.g. "load".`,
+      `\`symbol\` ${quotedValue(symbol)} has no identifier in it; give the name as it appears on the line, e.g. "load".`,
     );
   }
   const { lines, starts, mask } = analyse(text, family);
@@ -134,7 +135,7 @@ export function locateSymbol(
     const located = locateSymbol(text, only, symbol, family);
     return {
       ...located,
-      note: `no \`line\` given: line ${only} is the one line where "${symbol}" occurs in code`,
+      note: `no \`line\` given: line ${only} is the one line where ${quotedValue(symbol)} occurs in code`,
     };
   }
   if (line > lines.length) {
@@ -156,7 +157,9 @@ export function locateSymbol(
   let end = start;
   while (end < lineText.length && IDENT.test(lineText[end] ?? "")) end++;
   const note =
-    best === 1 ? `"${symbol}" is part of the identifier "${lineText.slice(start, end)}"` : undefined;
+    best === 1
+      ? `${quotedValue(symbol)} is part of the identifier ${quotedValue(lineText.slice(start, end))}`
+      : undefined;
   return {
     line: line - 1,
     character: start,
@@ -188,7 +191,7 @@ function onlyLine(
   if (total === 0) {
     const only = elsewhere ? ` (only inside strings, comments or longer names)` : "";
     throw new ToolError(
-      `\`symbol\` "${symbol}" does not occur as a name in this file's code${only}, so there is no line to take; check the name, or give \`line\`.`,
+      `\`symbol\` ${quotedValue(symbol)} does not occur as a name in this file's code${only}, so there is no line to take; check the name, or give \`line\`.`,
     );
   }
   const rows = found.slice(0, MAX_LISTED).map((f) => {
@@ -197,7 +200,7 @@ function onlyLine(
   });
   const more = found.length > MAX_LISTED ? [`  +${found.length - MAX_LISTED} more lines`] : [];
   throw new ToolError(
-    `\`symbol\` "${symbol}" occurs ${total} times in this file's code, so \`line\` is needed; it occurs on:\n${[...rows, ...more].join("\n")}`,
+    `\`symbol\` ${quotedValue(symbol)} occurs ${total} times in this file's code, so \`line\` is needed; it occurs on:\n${[...rows, ...more].join("\n")}`,
   );
 }
 
@@ -254,7 +257,7 @@ function notOnLine(
   // Backticks, as a code span: a line that starts or ends with quotes (a docstring) read as `""""…` in quotes.
   const span = shown.includes("`") ? `"${shown}"` : `\`${shown}\``;
   const is = why === "absent" ? "is not on" : "is only inside a string or comment on";
-  return `\`symbol\` "${symbol}" ${is} line ${line}, which reads: ${quoted ? span : "(an empty line)"}.${where}`;
+  return `\`symbol\` ${quotedValue(symbol)} ${is} line ${line}, which reads: ${quoted ? span : "(an empty line)"}.${where}`;
 }
 
 /** Converts a UTF-16 column of `lineText` into the server's encoding, and back. */

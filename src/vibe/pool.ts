@@ -5,6 +5,7 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolError } from "../errors.js";
+import { quotedValue } from "../files/visible.js";
 import { takeSlot } from "../host-limits.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { SURFACES, type Surface } from "../surfaces.js";
@@ -262,7 +263,7 @@ export class VibePool {
         ? ` on this surface (${id} belongs to the ${worker.surface} surface, which the ${surface} surface cannot reach)`
         : "";
       throw new ToolError(
-        `There is no worker "${id}"${where}. Workers this surface sees: ${ids.length ? ids.join(", ") : "none (vibe_spawn starts one)"}.`,
+        `There is no worker ${quotedValue(id)}${where}. Workers this surface sees: ${ids.length ? ids.join(", ") : "none (vibe_spawn starts one)"}.`,
       );
     }
     return worker;

@@ -4,7 +4,7 @@
  * - plain unified diffs (`--- a/x` / `+++ b/x` / `@@ -l,c +l,c @@`, git headers, /dev/null, renames).
  */
 import { ToolError } from "../../errors.js";
-import { unquotedPath } from "../visible.js";
+import { quotedValue, unquotedPath } from "../visible.js";
 
 export interface HunkLine {
   readonly op: " " | "-" | "+";
@@ -58,7 +58,7 @@ function parseEnvelope(lines: string[]): FileOp[] {
     if (!header) {
       fail(
         i + 1,
-        `expected \`*** Add File: path\`, \`*** Update File: path\`, \`*** Delete File: path\` or \`*** End Patch\`, got "${line}".`,
+        `expected \`*** Add File: path\`, \`*** Update File: path\`, \`*** Delete File: path\` or \`*** End Patch\`, got ${quotedValue(line)}.`,
       );
     }
     const [, kind, rawPath] = header;
@@ -73,7 +73,7 @@ function parseEnvelope(lines: string[]): FileOp[] {
       while (i < last && !lines[i]?.startsWith("*** ")) {
         const l = lines[i] ?? "";
         if (!l.startsWith("+"))
-          fail(i + 1, `every line of \`*** Add File: ${path}\` starts with "+", got "${l}".`);
+          fail(i + 1, `every line of \`*** Add File: ${path}\` starts with "+", got ${quotedValue(l)}.`);
         body.push(l.slice(1));
         i++;
       }
@@ -104,7 +104,10 @@ function parseEnvelope(lines: string[]): FileOp[] {
         }
         const op = l === "" ? " " : l[0];
         if (op !== " " && op !== "-" && op !== "+") {
-          fail(i + 1, `a hunk line starts with " " (context), "-" (remove) or "+" (add), got "${l}".`);
+          fail(
+            i + 1,
+            `a hunk line starts with " " (context), "-" (remove) or "+" (add), got ${quotedValue(l)}.`,
+          );
         }
         current.lines.push({ op, text: l.slice(1) });
       }
@@ -207,7 +210,7 @@ function readUnifiedHunk(lines: string[], at: number, header: RegExpExecArray): 
     if (op !== " " && op !== "-" && op !== "+") {
       fail(
         i + 1,
-        `the hunk header promised ${oldCount} old and ${newCount} new lines, but "${l}" is not a hunk line.`,
+        `the hunk header promised ${oldCount} old and ${newCount} new lines, but ${quotedValue(l)} is not a hunk line.`,
       );
     }
     hunk.lines.push({ op, text: l.slice(1) });
