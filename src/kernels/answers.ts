@@ -29,6 +29,10 @@ export function evalAnswer(result: CellOutcome, language: string, maxCellSeconds
   if (result.notice) lines.push(`(${result.notice})`);
   if (result.lostBefore) lines.push(`(a fresh kernel: ${result.lostBefore}, so earlier state is lost)`);
   else if (result.restarted) lines.push("(a fresh kernel: earlier state was discarded)");
+  if (result.clears)
+    lines.push(
+      `(the cell cleared its output ${result.clears === 1 ? "once" : `${result.clears} times`}: shown is what came after)`,
+    );
   if (result.droppedBytes) lines.push(`(${result.droppedBytes} earlier bytes of output dropped)`);
   if (result.text) lines.push(result.text.replace(/\n+$/, ""));
   if (result.images.length)

@@ -4,6 +4,7 @@
  * has an idle budget: no message for that long and it is interrupted; the clock stops while a bridged call runs.
  */
 import type { Kernel, KernelMessage } from "@jupyterlab/services";
+import { CellText } from "./output.js";
 
 export interface CellImage {
   readonly mimeType: string;
@@ -20,6 +21,8 @@ export interface CellResult {
   diedBecause?: string;
   /** Why an interrupted cell was interrupted: no output for the idle budget, or past the cell limit. */
   interruptedBy?: "idle" | "limit";
+  /** How many times the cell cleared its output (clear_output): what is kept came after the last. */
+  clears?: number;
   /** Images past the answer's budget: not sent, counted. */
   droppedImages?: { count: number; bytes: number };
 }
@@ -56,7 +59,10 @@ export async function runCell(
   options: CellOptions,
 ): Promise<CellResult> {
   const result: CellResult = { status: "ok", text: "", images: [], droppedBytes: 0 };
-  const append = (text: string) => appendOutput(result, text);
+  const output = new CellText(STREAM_LIMIT, () => {
+    result.images = [];
+    delete result.droppedImages;
+  });
   // Kept open after done (disposeOnDone false): Deno's kernel can publish the result after the reply and the
   // idle status (seen under load), and a disposed future drops it.
   const future = kernel.requestExecute(
@@ -99,7 +105,7 @@ export async function runCell(
   future.onIOPub = (msg) => {
     arm();
     options.onActivity?.();
-    takeOutput(msg, result, append);
+    takeOutput(msg, result, output);
   };
   future.onStdin = (msg) =>
     answerInput(future, msg, options.bridge, (busy) => {
@@ -118,7 +124,7 @@ export async function runCell(
       result.status = "died";
     } else if (outcome.content.status === "error") {
       result.status = interrupted ? "interrupted" : "error";
-    } else if (!result.text && result.images.length === 0) {
+    } else if (output.empty && result.images.length === 0) {
       await new Promise((r) => setTimeout(r, LATE_OUTPUT_MS));
     }
   } catch {
@@ -132,16 +138,10 @@ export async function runCell(
     future.dispose();
   }
   if (interrupted && result.status === "error") result.status = "interrupted";
+  result.text = output.text;
+  result.droppedBytes = output.dropped;
+  if (output.clears) result.clears = output.clears;
   return result;
-}
-
-/** Output as the result keeps it: the last STREAM_LIMIT characters, the rest counted. */
-function appendOutput(result: CellResult, text: string): void {
-  result.text += text;
-  if (result.text.length > STREAM_LIMIT) {
-    result.droppedBytes += result.text.length - STREAM_LIMIT;
-    result.text = result.text.slice(-STREAM_LIMIT);
-  }
 }
 
 /** A cell's input request: a tool() call through the bridge (the idle budget paused meanwhile), else empty. */
@@ -165,26 +165,25 @@ function answerInput(
 }
 
 /** What one IOPub message adds to the result: stream text, a displayed value or image, an error. */
-function takeOutput(
-  msg: KernelMessage.IIOPubMessage,
-  result: CellResult,
-  append: (text: string) => void,
-): void {
+function takeOutput(msg: KernelMessage.IIOPubMessage, result: CellResult, output: CellText): void {
   const type = msg.header.msg_type;
   if (type === "stream") {
-    // Shell commands (!cmd) write through a pty: CRLF line ends.
-    append((msg as KernelMessage.IStreamMsg).content.text.replace(/\r\n/g, "\n").replace(ANSI, ""));
+    const stream = (msg as KernelMessage.IStreamMsg).content;
+    output.write(stream.text.replace(ANSI, ""), stream.name);
+  } else if (type === "clear_output") {
+    output.clear((msg as KernelMessage.IClearOutputMsg).content.wait);
   } else if (type === "execute_result" || type === "display_data") {
     const data = (msg as KernelMessage.IExecuteResultMsg).content.data;
     const png = data["image/png"];
+    output.beforeImage();
     if (typeof png === "string") keepImage(result, png.replace(/\n/g, ""));
     const plain = data["text/plain"];
     const markdown = data["text/markdown"];
     const json = data["application/json"];
-    if (typeof markdown === "string") append(`${markdown}\n`);
-    else if (json !== undefined) append(`${JSON.stringify(json, null, 2)}\n`);
+    if (typeof markdown === "string") output.block(markdown);
+    else if (json !== undefined) output.block(JSON.stringify(json, null, 2));
     else if (typeof plain === "string" && !(typeof png === "string" && /^<Figure /.test(plain)))
-      append(`${plain.replace(ANSI, "")}\n`);
+      output.block(plain.replace(ANSI, ""));
   } else if (type === "error") {
     const content = (msg as KernelMessage.IErrorMsg).content;
     result.error = {
