@@ -90,7 +90,9 @@ describe("lsp actions over the sample workspace", () => {
     expect(text).toMatch(/^Project-wide check: \d+ findings? in \d+ files? \(some checks did not run/);
     expect(text).toContain("  pyright @ python: pyright --outputjson → 1 finding");
     // The command line names the project relative to the workdir, never the machine's folders.
-    expect(text).toContain("  tsgo @ ts: tsc --noEmit --pretty false -p ts → 0 findings");
+    expect(text).toContain(
+      "  tsgo @ ts: tsc --noEmit --incremental false --composite false --tsBuildInfoFile null --generateTrace null --pretty false -p ts → 0 findings",
+    );
     expect(text).not.toContain(run.workdir);
     expect(text).toContain("  gopls @ go: go vet ./... → 0 findings");
     expect(text).toContain(

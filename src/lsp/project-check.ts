@@ -69,9 +69,16 @@ const CHECKERS: Record<string, Checker> = {
   tsgo: {
     binary: "tsgo",
     embedded: tsgoBinary,
+    // A read-tier check writes nothing: a tsconfig's incremental or composite wrote its build info (to any path it
+    // names: a source file was overwritten), and its generateTrace a folder of traces; `null` unsets an option.
     args: (root) =>
       existsSync(path.join(root, "tsconfig.json"))
-        ? ["--noEmit", "--pretty", "false", "-p", root]
+        ? [
+            "--noEmit",
+            ...["--incremental", "false", "--composite", "false"],
+            ...["--tsBuildInfoFile", "null", "--generateTrace", "null"],
+            ...["--pretty", "false", "-p", root],
+          ]
         : undefined,
     needs: "a tsconfig.json",
     parse: (out, root) =>
