@@ -8,14 +8,40 @@
  */
 
 const BACKSPACE = String.fromCharCode(8);
-const TOKENS = new RegExp(`\r\n|\n|\r|${BACKSPACE}|[^\r\n${BACKSPACE}]+`, "g");
+const CONTROL = new RegExp(`[\r${BACKSPACE}]`);
+
+/** A line being written: its text, and where the next character goes. */
+interface Line {
+  text: string;
+  cursor: number;
+}
+
+/** `piece` (no "\n") written onto `line` as a terminal writes it. */
+function put(line: Line, piece: string): void {
+  if (!CONTROL.test(piece)) {
+    overwrite(line, piece);
+    return;
+  }
+  for (const [i, part] of piece.split("\r").entries()) {
+    if (i > 0) line.cursor = 0;
+    for (const [j, run] of part.split(BACKSPACE).entries()) {
+      if (j > 0) line.cursor = Math.max(0, line.cursor - 1);
+      overwrite(line, run);
+    }
+  }
+}
+
+function overwrite(line: Line, text: string): void {
+  if (!text) return;
+  line.text = line.text.slice(0, line.cursor) + text + line.text.slice(line.cursor + text.length);
+  line.cursor += text.length;
+}
 
 export class CellText {
   /** Complete lines, each ending in "\n". */
   #done = "";
-  /** The line being written, where the next character goes on it, and which stream writes it. */
-  #line = "";
-  #cursor = 0;
+  /** The line being written, and which stream writes it. */
+  #line: Line = { text: "", cursor: 0 };
   #stream: string | undefined;
   #clearOnNext = false;
   /** Characters left out at the start (past the limit), since the last clear. */
@@ -30,30 +56,22 @@ export class CellText {
   ) {}
 
   get text(): string {
-    return this.#done + this.#line;
+    return this.#done + this.#line.text;
   }
 
   get empty(): boolean {
-    return this.#done === "" && this.#line === "";
+    return this.#done === "" && this.#line.text === "";
   }
 
   /** Stream text (of the stream `name`), as a terminal writes it. */
   write(text: string, name = "stdout"): void {
     this.#pendingClear();
     if (name !== this.#stream) this.#endBlock(name);
-    for (const [token] of text.matchAll(TOKENS)) {
-      if (token === "\n" || token === "\r\n") {
-        this.#done += `${this.#line}\n`;
-        this.#line = "";
-        this.#cursor = 0;
-      } else if (token === "\r") this.#cursor = 0;
-      else if (token === BACKSPACE) this.#cursor = Math.max(0, this.#cursor - 1);
-      else {
-        this.#line =
-          this.#line.slice(0, this.#cursor) + token + this.#line.slice(this.#cursor + token.length);
-        this.#cursor += token.length;
-      }
-    }
+    const last = text.lastIndexOf("\n");
+    if (last === -1) put(this.#line, this.#tail(text));
+    // A message far longer than what is kept is walked back from its end, never scanned whole.
+    else if (text.length <= 4 * this.limit && !CONTROL.test(text)) this.#writePlain(text, last);
+    else this.#writeLines(text, last);
     this.#trim();
   }
 
@@ -71,8 +89,8 @@ export class CellText {
       this.#clearOnNext = true;
       return;
     }
-    this.#done = this.#line = "";
-    this.#cursor = 0;
+    this.#done = "";
+    this.#line = { text: "", cursor: 0 };
     this.#stream = undefined;
     this.dropped = 0;
     this.clears++;
@@ -85,11 +103,60 @@ export class CellText {
     this.#pendingClear();
   }
 
+  /** Text with no carriage return or backspace: its middle lines taken whole. */
+  #writePlain(text: string, last: number): void {
+    const first = text.indexOf("\n");
+    overwrite(this.#line, text.slice(0, first));
+    this.#done += `${this.#line.text}${text.slice(first, last + 1)}`;
+    const rest = text.slice(last + 1);
+    this.#line = { text: rest, cursor: rest.length };
+  }
+
+  /**
+   * Text with line breaks and carriage returns or backspaces. Every line after the first starts afresh, so they are
+   * written from the last back, until what is kept is full: a megabyte of redrawn lines costs what 32 KB does.
+   */
+  #writeLines(text: string, last: number): void {
+    const lines: string[] = [];
+    let kept = 0;
+    let end = last;
+    for (;;) {
+      const start = text.lastIndexOf("\n", end - 1) + 1;
+      if (start === 0) break;
+      const line = { text: "", cursor: 0 };
+      put(line, this.#tail(text.slice(start, end)));
+      lines.push(line.text);
+      kept += line.text.length + 1;
+      end = start - 1;
+      if (kept >= this.limit) {
+        // The first line and all before it are past what is kept.
+        this.dropped += this.#done.length + this.#line.text.length + start;
+        this.#done = "";
+        this.#line = { text: "", cursor: 0 };
+        break;
+      }
+    }
+    if (kept < this.limit) {
+      put(this.#line, this.#tail(text.slice(0, end)));
+      this.#done += `${this.#line.text}\n`;
+    }
+    this.#done += lines.reverse().join("\n") + (lines.length ? "\n" : "");
+    this.#line = { text: "", cursor: 0 };
+    put(this.#line, this.#tail(text.slice(last + 1)));
+  }
+
+  /** A line longer than what is kept: its last part only (counted as dropped), as the line's state after it. */
+  #tail(piece: string): string {
+    const over = piece.length - 4 * this.limit;
+    if (over <= 0) return piece;
+    this.dropped += over;
+    return piece.slice(over);
+  }
+
   /** The block being written ends (another stream or a displayed value follows): its last line is kept as it is. */
   #endBlock(next: string | undefined): void {
-    if (this.#line) this.#done += `${this.#line}\n`;
-    this.#line = "";
-    this.#cursor = 0;
+    if (this.#line.text) this.#done += `${this.#line.text}\n`;
+    this.#line = { text: "", cursor: 0 };
     this.#stream = next;
   }
 
@@ -99,14 +166,14 @@ export class CellText {
 
   /** The last `limit` characters kept; once per write, so a message of many lines is cut once. */
   #trim(): void {
-    const over = this.#done.length + this.#line.length - this.limit;
+    const over = this.#done.length + this.#line.text.length - this.limit;
     if (over <= 0) return;
     const fromDone = Math.min(over, this.#done.length);
     this.#done = this.#done.slice(fromDone);
     const fromLine = over - fromDone;
     if (fromLine > 0) {
-      this.#line = this.#line.slice(fromLine);
-      this.#cursor = Math.max(0, this.#cursor - fromLine);
+      this.#line.text = this.#line.text.slice(fromLine);
+      this.#line.cursor = Math.max(0, this.#line.cursor - fromLine);
     }
     this.dropped += over;
   }

@@ -1,12 +1,14 @@
 /**
  * eval against bare @jupyterlab/services on the same kernel: a `1+1` cell, and a cell that makes one tool("read")
  * call (through eval: the stdin bridge, the gate and the read tool; bare: the same input_request answered directly).
+ * And a cell's output read as the notebook shows it (redraws interpreted) against keeping its last 32 KB as it is.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { KernelMessage } from "@jupyterlab/services";
 import { createRun } from "../../src/index.js";
+import { CellText } from "../../src/kernels/output.js";
 
 const CALLS = 60;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
@@ -76,9 +78,40 @@ export async function benchEval() {
         baseline: "no baseline: the one-time start",
       },
     ];
-    return rows;
+    return [...rows, ...benchCellText()];
   } finally {
     await run.dispose();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** One 100 MB stream message (a cell printing without pause): interpreted, against the last 32 KB kept as it is. */
+function benchCellText() {
+  const kept = 32 * 1024;
+  const messages = {
+    "100 MB of lines": "abcdefghi\n".repeat(10 * 2 ** 20),
+    "100 MB of redrawn lines": "ab\rc\n".repeat(20 * 2 ** 20),
+  };
+  return Object.entries(messages).map(([what, text]) => {
+    const ours: number[] = [];
+    const base: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      let start = performance.now();
+      new CellText(kept).write(text);
+      ours.push(performance.now() - start);
+      start = performance.now();
+      // What runbound did before: the new text joined to what was kept, and the last 32 KB of that kept.
+      let raw = "y".repeat(kept);
+      raw += text;
+      raw = raw.slice(-kept);
+      if (raw.length !== kept) throw new Error("kept the wrong length");
+      base.push(performance.now() - start);
+    }
+    return {
+      name: `cell output: ${what}`,
+      ours: median(ours),
+      base: median(base),
+      baseline: "joined to what was kept, the last 32 KB kept (no redraws read: before)",
+    };
+  });
 }
