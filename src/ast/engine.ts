@@ -120,7 +120,7 @@ export class AstEngine {
     }
     if (!named) {
       const counts = new Map<string, number>();
-      for (const f of sourceFiles(target.real, (f) => grammarForFile(f) !== undefined))
+      for (const f of await sourceFiles(target.real, (f) => grammarForFile(f) !== undefined))
         counts.set(grammarForFile(f)!.id, (counts.get(grammarForFile(f)!.id) ?? 0) + 1);
       const present = [...counts]
         .sort((a, b) => b[1] - a[1])
@@ -145,11 +145,11 @@ export class AstEngine {
     const { grammar, target, isFile } = await this.#where(args);
     const files = isFile
       ? [{ abs: target.real, rel: target.rel }]
-      : sourceFiles(target.real, (f) => grammar.extensions.includes(path.extname(f).toLowerCase())).map(
-          (abs) => ({ abs, rel: this.#rel(abs) }),
-        );
+      : (
+          await sourceFiles(target.real, (f) => grammar.extensions.includes(path.extname(f).toLowerCase()))
+        ).map((abs) => ({ abs, rel: this.#rel(abs) }));
     const query = compileQuery(grammar, args, body);
-    const { kept, skipped } = withinSizeLimit(files, this.#maxFileBytes);
+    const { kept, skipped } = await withinSizeLimit(files, this.#maxFileBytes);
     if (kept.length === 0 && skipped) throw new ToolError(`Nothing was searched: ${skipped}`);
     return { grammar, files: kept, where: target.shown, query, skipped };
   }

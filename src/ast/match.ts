@@ -64,6 +64,8 @@ export function mayMatch(text: string, spec: MatchSpec): boolean {
 export interface FileRef {
   readonly abs: string;
   readonly rel: string;
+  /** Its size when the search began, where the caller has it (else it is looked up). */
+  readonly size?: number;
 }
 
 export interface FileMatches {

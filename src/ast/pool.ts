@@ -58,20 +58,20 @@ export class SearchPool {
   async search(job: SearchJob, files: readonly FileRef[], signal: AbortSignal) {
     const workers = this.#ensure();
     // Per worker: the files whose trees it holds, and files whose tree no worker holds.
-    const queues = workers.map(() => ({ homed: [] as FileRef[], fresh: [] as FileRef[] }));
+    const queues = workers.map(() => ({ homed: new FileQueue(), fresh: new FileQueue() }));
     for (const file of files) {
       const home = this.#home.get(file.abs);
       if (home === undefined) queues[hashed(file.abs, workers.length)]!.fresh.push(file);
       else queues[home]!.homed.push(file);
     }
     const take = (own: (typeof queues)[number]): FileRef[] | undefined => {
-      if (own.homed.length) return own.homed.splice(0, CHUNK);
-      if (own.fresh.length) return own.fresh.splice(0, CHUNK);
+      if (own.homed.length) return own.homed.front(CHUNK);
+      if (own.fresh.length) return own.fresh.front(CHUNK);
       // A fresh file costs a parse wherever it goes; taking another's searched file costs the tree it may keep.
       const fresh = queues.reduce((a, b) => (b.fresh.length > a.fresh.length ? b : a));
-      if (fresh.fresh.length) return fresh.fresh.splice(-CHUNK);
+      if (fresh.fresh.length) return fresh.fresh.back(CHUNK);
       const homed = queues.reduce((a, b) => (b.homed.length > a.homed.length ? b : a));
-      return homed.homed.length > STEAL_HOMED_ABOVE ? homed.homed.splice(-CHUNK) : undefined;
+      return homed.homed.length > STEAL_HOMED_ABOVE ? homed.homed.back(CHUNK) : undefined;
     };
     const found: FileOutcome[] = [];
     let parsed = 0;
@@ -116,6 +116,33 @@ export class SearchPool {
   async dispose(): Promise<void> {
     this.#home.clear();
     await Promise.all(this.#workers.splice(0).map((w) => w.terminate()));
+  }
+}
+
+/**
+ * Files waiting for a worker: its own taken from the front, another's from the back, the rest never moved (taking
+ * 16 from the front of an array of 50,000 moved the other 49,984: 0.7 s of the host's time for 100,000 files).
+ */
+class FileQueue {
+  readonly #items: FileRef[] = [];
+  #head = 0;
+
+  get length(): number {
+    return this.#items.length - this.#head;
+  }
+
+  push(file: FileRef): void {
+    this.#items.push(file);
+  }
+
+  front(n: number): FileRef[] {
+    const taken = this.#items.slice(this.#head, this.#head + n);
+    this.#head += taken.length;
+    return taken;
+  }
+
+  back(n: number): FileRef[] {
+    return this.#items.splice(this.#items.length - Math.min(n, this.length));
   }
 }
 

@@ -63,7 +63,7 @@ export async function searchFiles(
     keep: "keep" in how ? how.keep : Number.POSITIVE_INFINITY,
     ...("rewrite" in how ? { rewrite: how.rewrite } : {}),
   };
-  const sized = files.map((file) => ({ ...file, size: sizeOf(file) }));
+  const sized = files.map((file) => ({ ...file, size: file.size ?? sizeOf(file) }));
   const large = sized.filter((f) => f.size > SOLO_BYTES);
   const small = sized.filter((f) => f.size <= SOLO_BYTES);
   const rest = small.map(({ abs, rel }) => ({ abs, rel }));
