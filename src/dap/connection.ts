@@ -8,6 +8,7 @@ import { mkdirSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
+import { withoutTerminalEscapes } from "../files/visible.js";
 import { exitedAndDrained, type ProcessTracker, type TrackedProcess } from "../proc/tracker.js";
 import type { AdapterSpec, ResolvedAdapter } from "./adapters.js";
 import { DapClient } from "./client.js";
@@ -213,5 +214,6 @@ export function programText(
   if (logged !== undefined) return `${logged}\n`;
   if (body.category !== "stdout" && body.category !== "stderr") return undefined;
   // delve also sends its "Building …" line as the program's stdout.
-  return adapter === "delve" ? body.output.replace(DELVE_OWN_LINES, "") : body.output;
+  const text = withoutTerminalEscapes(body.output);
+  return adapter === "delve" ? text.replace(DELVE_OWN_LINES, "") : text;
 }

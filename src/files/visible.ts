@@ -71,3 +71,25 @@ export function quotedValue(value: string, max = 80): string {
 export function isPlain(value: string, max = 64): boolean {
   return value.length <= max && visibleLine(value) === value;
 }
+
+const ESC = String.fromCharCode(27);
+const BEL = String.fromCharCode(7);
+/**
+ * A terminal's escape sequences (ECMA-48): CSI (colours, cursor moves: `ESC [ … letter`), OSC and the other string
+ * sequences up to their terminator (a window title, a hyperlink: `ESC ] 8 ;; url ESC \`), and the short ones
+ * (`ESC ( B`, `ESC 7`, `ESC =`). Only CSI sequences were taken out before: a title or a link reached the model raw.
+ */
+const TERMINAL_ESCAPES = new RegExp(
+  [
+    `${ESC}\\[[0-?]*[ -/]*[@-~]`,
+    `${ESC}[\\]PX^_][\\s\\S]*?(?:${BEL}|${ESC}\\\\)`,
+    `${ESC}[ -/]*[0-~]`,
+    `\u009b[0-?]*[ -/]*[@-~]`,
+  ].join("|"),
+  "g",
+);
+
+/** Program output as the model reads it: what a terminal would act on instead of showing is left out. */
+export function withoutTerminalEscapes(text: string): string {
+  return text.includes(ESC) || text.includes("\u009b") ? text.replace(TERMINAL_ESCAPES, "") : text;
+}

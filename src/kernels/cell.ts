@@ -4,6 +4,7 @@
  * has an idle budget: no message for that long and it is interrupted; the clock stops while a bridged call runs.
  */
 import type { Kernel, KernelMessage } from "@jupyterlab/services";
+import { withoutTerminalEscapes } from "../files/visible.js";
 import { CellText } from "./output.js";
 
 export interface CellImage {
@@ -36,8 +37,6 @@ const ERROR_VALUE_LIMIT = 2000;
 const TRACEBACK_LIMIT = 16 * 1024;
 /** How long a cell that printed nothing waits for output published after its reply. */
 const LATE_OUTPUT_MS = 150;
-/** Terminal colour codes in tracebacks (ESC [ … letter). */
-export const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;?]*[A-Za-z]`, "g");
 
 export interface CellOptions {
   readonly idleMs: number;
@@ -169,7 +168,7 @@ function takeOutput(msg: KernelMessage.IIOPubMessage, result: CellResult, output
   const type = msg.header.msg_type;
   if (type === "stream") {
     const stream = (msg as KernelMessage.IStreamMsg).content;
-    output.write(stream.text.replace(ANSI, ""), stream.name);
+    output.write(withoutTerminalEscapes(stream.text), stream.name);
   } else if (type === "clear_output") {
     output.clear((msg as KernelMessage.IClearOutputMsg).content.wait);
   } else if (type === "execute_result" || type === "display_data") {
@@ -183,16 +182,14 @@ function takeOutput(msg: KernelMessage.IIOPubMessage, result: CellResult, output
     if (typeof markdown === "string") output.block(markdown);
     else if (json !== undefined) output.block(JSON.stringify(json, null, 2));
     else if (typeof plain === "string" && !(typeof png === "string" && /^<Figure /.test(plain)))
-      output.block(plain.replace(ANSI, ""));
+      output.block(withoutTerminalEscapes(plain));
   } else if (type === "error") {
     const content = (msg as KernelMessage.IErrorMsg).content;
     result.error = {
       name: content.ename,
       value: clipEnd(content.evalue, ERROR_VALUE_LIMIT),
       traceback: clipMiddle(
-        content.traceback
-          .join("\n")
-          .replace(ANSI, "")
+        withoutTerminalEscapes(content.traceback.join("\n"))
           .split("\n")
           .map((line) => clipEnd(line, ERROR_VALUE_LIMIT))
           .join("\n"),

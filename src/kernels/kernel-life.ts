@@ -5,8 +5,8 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import type { Kernel } from "@jupyterlab/services";
-import { visibleLine } from "../files/visible.js";
-import { ANSI, isGone, onGone } from "./cell.js";
+import { visibleLine, withoutTerminalEscapes } from "../files/visible.js";
+import { isGone, onGone } from "./cell.js";
 
 /** Why a kernel did not come up: its process exited, or it did not answer in time. */
 export class KernelStartFailure extends Error {
@@ -85,7 +85,7 @@ export function stderrTail(file: string | undefined): string | undefined {
       .toString("utf8")
       .split("\n")
       // Colour codes (Deno colours its warnings) are formatting, not words.
-      .map((l) => visibleLine(l.replace(ANSI, "").replace(/\r$/, "")).trimEnd())
+      .map((l) => visibleLine(withoutTerminalEscapes(l).replace(/\r$/, "")).trimEnd())
       .filter(Boolean);
     // A cut first line is a piece of a line: left out.
     if (stat.size > length) lines.shift();

@@ -4,6 +4,8 @@
  * program, so it is offered only on the surfaces the harness declares it honours (default: full); the program
  * learns its surface from RUNBOUND_SURFACE and from `{surface}` in its arguments.
  */
+
+import { withoutTerminalEscapes } from "../files/visible.js";
 import type { EnvPolicy } from "../proc/environment.js";
 import { exitedAndDrained } from "../proc/tracker.js";
 import type { Surface } from "../surfaces.js";
@@ -52,7 +54,7 @@ export function commandBackend(
       proc.child.stdin?.end(brief);
       const finished = exitedAndDrained(proc).then(({ code, signal }) =>
         code === 0
-          ? { ok: true, result: stdout.trim() }
+          ? { ok: true, result: withoutTerminalEscapes(stdout).trim() }
           : {
               ok: false,
               result: `${command} exited (${signal ?? `code ${code}`})${stderr.trim() ? `: ${stderr.trim().split("\n").slice(-3).join(" | ")}` : ""}${stdout.trim() ? `\n${stdout.trim()}` : ""}`,
