@@ -8,6 +8,7 @@ import { mkdirSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
+import { TerminalText } from "../files/terminal-text.js";
 import { withoutTerminalEscapes } from "../files/visible.js";
 import { exitedAndDrained, type ProcessTracker, type TrackedProcess } from "../proc/tracker.js";
 import type { AdapterSpec, ResolvedAdapter } from "./adapters.js";
@@ -137,28 +138,28 @@ async function connectTo(address: { host: string; port: number } | { path: strin
   return socket;
 }
 
-/** The program's output as the session keeps it: the last `limit` characters, and how many were dropped before. */
+/**
+ * The program's output as the session keeps it: as a terminal shows it (a progress bar's redraws are its last
+ * state), the last `limit` characters, and how many were dropped before.
+ */
 export class OutputRing {
-  #text = "";
-  #dropped = 0;
+  readonly #text: TerminalText;
 
-  constructor(readonly limit: number) {}
+  constructor(readonly limit: number) {
+    this.#text = new TerminalText(limit);
+  }
 
   append(text: string): void {
-    this.#text += text;
-    if (this.#text.length > this.limit) {
-      this.#dropped += this.#text.length - this.limit;
-      this.#text = this.#text.slice(-this.limit);
-    }
+    this.#text.write(text);
   }
 
   contents(): { text: string; dropped: number } {
-    return { text: this.#text, dropped: this.#dropped };
+    return { text: this.#text.text, dropped: this.#text.dropped };
   }
 
   /** The last `count` lines, trimmed; "" when nothing was printed. */
   lastLines(count: number): string {
-    return this.#text.trim().split("\n").slice(-count).join("\n");
+    return this.#text.text.trim().split("\n").slice(-count).join("\n");
   }
 }
 

@@ -4,8 +4,8 @@
  * has an idle budget: no message for that long and it is interrupted; the clock stops while a bridged call runs.
  */
 import type { Kernel, KernelMessage } from "@jupyterlab/services";
+import { TerminalText } from "../files/terminal-text.js";
 import { withoutTerminalEscapes } from "../files/visible.js";
-import { CellText } from "./output.js";
 
 export interface CellImage {
   readonly mimeType: string;
@@ -58,7 +58,7 @@ export async function runCell(
   options: CellOptions,
 ): Promise<CellResult> {
   const result: CellResult = { status: "ok", text: "", images: [], droppedBytes: 0 };
-  const output = new CellText(STREAM_LIMIT, () => {
+  const output = new TerminalText(STREAM_LIMIT, () => {
     result.images = [];
     delete result.droppedImages;
   });
@@ -164,7 +164,7 @@ function answerInput(
 }
 
 /** What one IOPub message adds to the result: stream text, a displayed value or image, an error. */
-function takeOutput(msg: KernelMessage.IIOPubMessage, result: CellResult, output: CellText): void {
+function takeOutput(msg: KernelMessage.IIOPubMessage, result: CellResult, output: TerminalText): void {
   const type = msg.header.msg_type;
   if (type === "stream") {
     const stream = (msg as KernelMessage.IStreamMsg).content;

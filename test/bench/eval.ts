@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { KernelMessage } from "@jupyterlab/services";
+import { TerminalText } from "../../src/files/terminal-text.js";
 import { createRun } from "../../src/index.js";
-import { CellText } from "../../src/kernels/output.js";
 
 const CALLS = 60;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
@@ -78,7 +78,7 @@ export async function benchEval() {
         baseline: "no baseline: the one-time start",
       },
     ];
-    return [...rows, ...benchCellText()];
+    return [...rows, ...benchTerminalText()];
   } finally {
     await run.dispose();
     rmSync(dir, { recursive: true, force: true });
@@ -86,7 +86,7 @@ export async function benchEval() {
 }
 
 /** One 100 MB stream message (a cell printing without pause): interpreted, against the last 32 KB kept as it is. */
-function benchCellText() {
+function benchTerminalText() {
   const kept = 32 * 1024;
   const messages = {
     "100 MB of lines": "abcdefghi\n".repeat(10 * 2 ** 20),
@@ -97,7 +97,7 @@ function benchCellText() {
     const base: number[] = [];
     for (let i = 0; i < 5; i++) {
       let start = performance.now();
-      new CellText(kept).write(text);
+      new TerminalText(kept).write(text);
       ours.push(performance.now() - start);
       start = performance.now();
       // What runbound did before: the new text joined to what was kept, and the last 32 KB of that kept.

@@ -1,10 +1,10 @@
 /**
- * A cell's text output as a notebook (and a terminal) shows it, bounded. A carriage return goes back to the start of
- * the line and what follows overwrites it, a backspace one character back: a progress bar (tqdm, pip, a training
- * loop's `\r` updates) is its last state, not every state it went through — 5,000 updates filled the 32 KB the answer
- * keeps and pushed out everything printed before them. As in Jupyter, that happens within a run of one stream's
- * messages: stdout printed between a stderr bar's redraws starts a block of its own instead of overwriting the bar.
- * `clear_output` clears what came before (`wait=True`: when the next output comes).
+ * Program output as a notebook (and a terminal) shows it, bounded: a cell's, a debuggee's. A carriage return goes
+ * back to the start of the line and what follows overwrites it, a backspace one character back: a progress bar (tqdm,
+ * pip, a training loop's `\r` updates) is its last state, not every state it went through — 5,000 updates filled
+ * the 32 KB a cell's answer keeps and pushed out everything printed before them. As in Jupyter, that happens within a
+ * run of one stream's messages: stdout printed between a stderr bar's redraws starts a block of its own instead of
+ * overwriting the bar. `clear` is Jupyter's clear_output (`wait`: when the next output comes).
  */
 
 const BACKSPACE = String.fromCharCode(8);
@@ -37,7 +37,7 @@ function overwrite(line: Line, text: string): void {
   line.cursor += text.length;
 }
 
-export class CellText {
+export class TerminalText {
   /** Complete lines, each ending in "\n". */
   #done = "";
   /** The line being written, and which stream writes it. */
@@ -121,7 +121,8 @@ export class CellText {
     let kept = 0;
     let end = last;
     for (;;) {
-      const start = text.lastIndexOf("\n", end - 1) + 1;
+      // (lastIndexOf from -1 would look at index 0 again: a text that begins with "\n" looped to the limit.)
+      const start = end === 0 ? 0 : text.lastIndexOf("\n", end - 1) + 1;
       if (start === 0) break;
       const line = { text: "", cursor: 0 };
       put(line, this.#tail(text.slice(start, end)));

@@ -1,13 +1,15 @@
 /**
- * CellText, the text of a cell's output as the notebook shows it (the kernels' own messages are in
- * eval-progress-output): redraws, backspaces, blocks of one stream, clears — and a message far larger than what is
- * kept, whose end is interpreted and whose start is counted.
+ * TerminalText, program output as a notebook shows it (a kernel's own messages are in eval-progress-output):
+ * redraws, backspaces, blocks of one stream, clears — and a message far larger than what is kept, whose end is
+ * interpreted and whose start is counted. A debuggee's output is kept the same way (debugpy, below).
  */
 import { describe, expect, it } from "vitest";
-import { CellText } from "../src/kernels/output.js";
+import { TerminalText } from "../src/files/terminal-text.js";
+import { createRun } from "../src/index.js";
+import { call, textOf, track, workdirWith } from "./helpers.js";
 
 const written = (...chunks: (string | [string, string])[]) => {
-  const out = new CellText(32 * 1024);
+  const out = new TerminalText(32 * 1024);
   for (const chunk of chunks) typeof chunk === "string" ? out.write(chunk) : out.write(chunk[0], chunk[1]);
   return out;
 };
@@ -20,6 +22,9 @@ describe("a cell's text output", () => {
     // Across messages: the line being written goes on where the last message left it.
     expect(written("xyz", "\rA\nB\rC\n").text).toBe("Ayz\nC\n");
     expect(written("5/10", "\r", "6/10", "\n").text).toBe("6/10\n");
+    // A message that begins with a line break, with a redraw after it.
+    expect(written("xyz", "\nq\rr\n").text).toBe("xyz\nr\n");
+    expect(written("\n\rA\nB\n").text).toBe("\nA\nB\n");
   });
 
   it("keeps each run of one stream apart, as Jupyter does, and a displayed value on a line of its own", () => {
@@ -33,7 +38,7 @@ describe("a cell's text output", () => {
 
   it("clears when told, and with wait when the next output comes", () => {
     let images = 0;
-    const out = new CellText(1024, () => images++);
+    const out = new TerminalText(1024, () => images++);
     out.write("epoch 0\n");
     out.clear(true);
     expect(out.text).toBe("epoch 0\n");
@@ -53,5 +58,29 @@ describe("a cell's text output", () => {
     expect(redrawn.text.length + redrawn.dropped).toBeLessThanOrEqual(5 * 20_000_000);
     const bar = written(Array.from({ length: 300_000 }, (_, i) => `\rprogress ${i + 1}/300000`).join(""));
     expect(bar.text).toBe("progress 300000/300000");
+  });
+
+  it("a debuggee's progress bar is its last state in the session's output (debugpy)", async () => {
+    const workdir = await workdirWith({
+      "pyproject.toml": '[project]\nname = "p"\n',
+      "bar.py": [
+        "import sys",
+        'print("start", flush=True)',
+        "for i in range(3000):",
+        '    sys.stdout.write(f"\\rstep {i + 1}/3000"); sys.stdout.flush()',
+        'print("\\ndone", flush=True)',
+        "",
+      ].join("\n"),
+    });
+    const run = track(await createRun({ workdir, conversationId: "t", approver: "always", lsp: false }));
+    const client = await run.link({ surface: "full" });
+    await call(client, "debug", { operation: "launch", program: "bar.py" });
+    let output = "";
+    for (let i = 0; i < 50 && !/done/.test(output); i++) {
+      output = textOf(await call(client, "debug", { operation: "output" }));
+      if (!/done/.test(output)) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(output).toContain("start\nstep 3000/3000\ndone");
+    expect(output).not.toContain("step 2999");
   });
 });
