@@ -48,4 +48,19 @@ describe("terminal escape sequences in program output", () => {
     expect(waited).toContain("done");
     expect(waited).not.toContain(ESC);
   });
+
+  it("from a command worker that failed: its stderr and stdout as well", async () => {
+    const workdir = await workdirWith();
+    const failing = commandBackend("sh", [
+      "-c",
+      `printf '${ESC}[31mboom${ESC}[0m' >&2; printf '${ESC}]0;t${ESC}\\\\part'; exit 3`,
+    ]);
+    const run = track(await createRun({ workdir, lsp: false, kernels: false, vibe: { fast: failing } }));
+    const client = await run.link({ surface: "full" });
+    await call(client, "vibe_spawn", { brief: "fail", label: "failing" });
+    const waited = textOf(await call(client, "vibe_wait", { worker_id: "w1", timeout_seconds: 10 }));
+    expect(waited).toContain("boom");
+    expect(waited).toContain("part");
+    expect(waited).not.toContain(ESC);
+  });
 });

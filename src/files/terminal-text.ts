@@ -46,7 +46,7 @@ export class TerminalText {
   #clearOnNext = false;
   /** Characters left out at the start (past the limit), since the last clear. */
   dropped = 0;
-  /** How many times the cell cleared its output. */
+  /** How many times the output was cleared (`clear`). */
   clears = 0;
 
   constructor(

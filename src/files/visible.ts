@@ -23,8 +23,7 @@ export function visibleText(text: string): string {
 }
 
 /** What makes a path ambiguous as shown: a character that hides or breaks the line, a quote, space at either end. */
-const AMBIGUOUS_PATH =
-  /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}"]|^\s|\s$|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/u;
+const AMBIGUOUS_PATH = new RegExp(`${HIDING.source}|"|^\\s|\\s$`, "u");
 
 /**
  * A path as answers show it: as it is, unless a repository's file name could pass for more rows of the answer (a

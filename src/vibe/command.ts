@@ -52,14 +52,16 @@ export function commandBackend(
       });
       proc.child.stdin?.on("error", () => undefined);
       proc.child.stdin?.end(brief);
-      const finished = exitedAndDrained(proc).then(({ code, signal }) =>
-        code === 0
-          ? { ok: true, result: withoutTerminalEscapes(stdout).trim() }
+      const finished = exitedAndDrained(proc).then(({ code, signal }) => {
+        const out = withoutTerminalEscapes(stdout).trim();
+        const err = withoutTerminalEscapes(stderr).trim();
+        return code === 0
+          ? { ok: true, result: out }
           : {
               ok: false,
-              result: `${command} exited (${signal ?? `code ${code}`})${stderr.trim() ? `: ${stderr.trim().split("\n").slice(-3).join(" | ")}` : ""}${stdout.trim() ? `\n${stdout.trim()}` : ""}`,
-            },
-      );
+              result: `${command} exited (${signal ?? `code ${code}`})${err ? `: ${err.split("\n").slice(-3).join(" | ")}` : ""}${out ? `\n${out}` : ""}`,
+            };
+      });
       return { finished, stop: () => context.processes.kill(proc.pid, 1000) };
     },
   };
