@@ -1,9 +1,8 @@
-import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun } from "../src/index.js";
-import { call, suiteWorkdir, textOf } from "./helpers.js";
+import { call, suiteWorkdir, textOf, watchStalls } from "./helpers.js";
 
 /** ~10 MB of minified JavaScript on one line: 100,000 calls of f, and 4,000 of legacy among them. */
 function minified(): string {
@@ -17,36 +16,6 @@ function minified(): string {
 
 const MB = 2 ** 20;
 
-/** CPU time of this process's main thread (the event loop's), in ms: /proc counts it in clock ticks of 10 ms. */
-function mainThreadCpuMs(): number {
-  const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-/**
- * The longest time the event loop was held by work on its own thread: a gap between 10 ms ticks counts as much of
- * it as the main thread spent on the CPU. A gap on a busy machine where the thread merely waited for a core (the
- * suite runs files side by side on two) is not a stall this code caused.
- */
-function watchStalls(): { stop: () => number } {
-  let last = performance.now();
-  let lastCpu = mainThreadCpuMs();
-  let held = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    const cpu = mainThreadCpuMs();
-    if (now - last > 20) held = Math.max(held, Math.min(now - last, cpu - lastCpu));
-    last = now;
-    lastCpu = cpu;
-  }, 10);
-  return {
-    stop: () => {
-      clearInterval(timer);
-      return held;
-    },
-  };
-}
 const rss = () => process.memoryUsage().rss;
 /** What the host may grow by, searching and staging a 10 MB file (its trees alone take ~1 GB). */
 const HOST_GROWTH = 300 * MB;

@@ -81,7 +81,7 @@ describe("parsed trees are kept between searches of a run, and never outlive the
     expect(capturesOf(modern)["pkg0/m003.py"]).toBe("3 + 1");
   });
 
-  it("a search of a few files (on the calling thread) keeps its trees too, and a changed file is parsed again", async () => {
+  it("a search of a few files keeps its trees too, and a changed file is parsed again", async () => {
     const { workdir, search } = await engineWith({ "a.py": "f(1)\n", "b.py": "f(2)\n" });
     expect((await search("f($N)")).cost).toEqual({ parsed: 2, reused: 0 });
     expect((await search("f($N)")).cost).toEqual({ parsed: 0, reused: 2 });
@@ -91,15 +91,15 @@ describe("parsed trees are kept between searches of a run, and never outlive the
     expect(capturesOf(after)).toEqual({ "a.py": "1", "b.py": "3" });
   });
 
-  it("a few large files are searched on the workers, not on the calling thread (parsing would block the host)", async () => {
+  it("a large file and a small one are both searched in the search processes, never on the calling thread (parsing would block the host)", async () => {
     const big = Array.from({ length: 30_000 }, (_, i) => `x${i} = f(${i})`).join("\n"); // ~470 KB
     const { search } = await engineWith({ "big.py": `${big}\n`, "small.py": "f(1)\n" });
     const large = await search("f($N)", "big.py");
-    expect(large.ranOn).toEqual(["search workers"]);
+    expect(large.ranOn).toEqual(["search processes"]);
     expect(large.structured.total).toBe(30_000);
     const small = await search("f($N)", "small.py");
-    expect(small.ranOn).toEqual(["calling thread"]);
-    // The worker that parsed it keeps its tree, as for any search on the workers.
+    expect(small.ranOn).toEqual(["search processes"]);
+    // The process that parsed it keeps its tree.
     expect((await search("f($N)", "big.py")).cost).toEqual({ parsed: 0, reused: 1 });
   });
 

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -149,4 +149,35 @@ export function astGrepCli(dir: string, args: readonly string[]): CliMatch[] {
     .split("\n")
     .filter(Boolean)
     .map((l) => JSON.parse(l) as CliMatch);
+}
+
+/** CPU time of this process's main thread (the event loop's), in ms: /proc counts it in clock ticks of 10 ms. */
+function mainThreadCpuMs(): number {
+  const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * The longest time the event loop was held by work on its own thread: a gap between 10 ms ticks counts as much of
+ * it as the main thread spent on the CPU. A gap on a busy machine where the thread merely waited for a core (the
+ * suite runs files side by side on two) is not a stall this code caused.
+ */
+export function watchStalls(): { stop: () => number } {
+  let last = performance.now();
+  let lastCpu = mainThreadCpuMs();
+  let held = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    const cpu = mainThreadCpuMs();
+    if (now - last > 20) held = Math.max(held, Math.min(now - last, cpu - lastCpu));
+    last = now;
+    lastCpu = cpu;
+  }, 10);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return held;
+    },
+  };
 }

@@ -1,7 +1,7 @@
 /**
- * Giving back the memory of trees a search worker let go. A tree's memory is native: V8 sees only a small wrapper,
+ * Giving back the memory of trees a search process let go. A tree's memory is native: V8 sees only a small wrapper,
  * so it never collects on the trees' account, and let-go trees piled up (a 10 MB file grew the host ~1.1 GB per
- * search; 40 files of 900 KB, 2 GB per search). A worker collects once a megabyte of source's trees is let go, and
+ * search; 40 files of 900 KB, 2 GB per search). A search process collects once a megabyte of source's trees is let go, and
  * waits a turn of its event loop, where the trees' finalizers free them.
  */
 import { setImmediate as turn } from "node:timers/promises";
@@ -11,7 +11,7 @@ import type { TreeCache } from "./tree-cache.js";
 
 const COLLECT_AFTER_CHARS = 2 ** 20;
 
-/** For a search worker (a thread or a process) only: it turns on V8's `gc` for the whole process. */
+/** For a search process only: it turns on V8's `gc` for the whole process. */
 export function collectorFor(trees: TreeCache): () => Promise<void> {
   setFlagsFromString("--expose-gc");
   const gc = runInNewContext("gc") as () => void;

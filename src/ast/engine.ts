@@ -18,16 +18,16 @@ import { type ConfinedPath, confine, toPosix } from "../files/paths.js";
 import { notRegularMessage, specialKind } from "../files/regular.js";
 import { plural } from "../files/text.js";
 import { quotedValue, shownPath } from "../files/visible.js";
+import { idleSecondsOf } from "../idle.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { explain } from "./explain.js";
-import { SearchPool, WORKERS } from "./pool.js";
+import { SEARCH_PROCESSES, SearchPool } from "./pool.js";
 import { checkQueryArgs, compileQuery, type Query, type QueryArgs } from "./query.js";
 import { templateNames } from "./rewrite.js";
 import { type AstMatch, type FileRef, type SearchPlace, searchFiles } from "./search.js";
 import { snippet } from "./snippet.js";
 import { StagedEdits, type StagedFile } from "./staged-edits.js";
 import { MAX_PREVIEW, MAX_REPLACEMENTS } from "./staging.js";
-import { TreeCache } from "./tree-cache.js";
 import { sourceFiles, withinSizeLimit } from "./walk.js";
 
 export interface ScopeArgs extends QueryArgs {
@@ -39,7 +39,7 @@ const MAX_OVERLAPS_NAMED = 20;
 
 export interface AstOptions {
   /**
-   * Megabytes of parsed trees the run keeps between searches (split among its search workers), so that searching
+   * Megabytes of parsed trees the run keeps between searches (split among its search processes), so that searching
    * the same files again skips parsing; a tree is reused only while its file's text is unchanged. 0 keeps none.
    * Default: 512, or a sixteenth of the machine's memory when that is less.
    */
@@ -49,6 +49,16 @@ export interface AstOptions {
    * took the host from 0.7 to 6.6 GB per search). Default 1024.
    */
   readonly maxFileKB?: number;
+  /**
+   * Seconds a search (ast_grep, ast_edit) may run before it is stopped — its search processes ended, the answer
+   * naming the files still being matched. Default 120.
+   */
+  readonly searchSeconds?: number;
+  /**
+   * The search processes end after this many seconds without a search (their kept trees with them: the next
+   * search parses again). Default 600; 0 or false: never.
+   */
+  readonly idleSeconds?: number | false;
 }
 
 /** What a search cost: files parsed now, files whose tree an earlier search kept. */
@@ -63,7 +73,7 @@ export class AstEngine {
   readonly #maxFileBytes: number;
   readonly #edits: StagedEdits;
   readonly #pool: SearchPool;
-  readonly #trees: TreeCache;
+  readonly #searchSeconds: number;
   #searches = 0;
 
   /** `processes`: where a search process for files over a megabyte is started (and ended with the run). */
@@ -77,10 +87,15 @@ export class AstEngine {
     const mb = options.treeCacheMB ?? Math.min(512, Math.floor(totalmem() / 16 / 2 ** 20));
     if (!Number.isFinite(mb) || mb < 0)
       throw new TypeError(`ast.treeCacheMB must be a number of megabytes ≥ 0, got ${mb}`);
-    // One share per search worker and one for the calling thread (which searches a few files itself).
-    const share = (mb * 2 ** 20) / (WORKERS + 1);
-    this.#pool = new SearchPool(share);
-    this.#trees = new TreeCache(share);
+    this.#searchSeconds = options.searchSeconds ?? 120;
+    if (!Number.isFinite(this.#searchSeconds) || this.#searchSeconds <= 0)
+      throw new TypeError(`ast.searchSeconds must be a number of seconds > 0, got ${options.searchSeconds}`);
+    // One share per search process.
+    this.#pool = new SearchPool(
+      processes,
+      (mb * 2 ** 20) / SEARCH_PROCESSES,
+      idleSecondsOf(options.idleSeconds, "ast.idleSeconds") * 1000,
+    );
     ensureGrammars();
   }
 
@@ -311,13 +326,17 @@ export class AstEngine {
 
   /** Where the next search runs, numbered for the tree caches. */
   #nextSearch(): SearchPlace {
-    return { pool: this.#pool, trees: this.#trees, search: ++this.#searches, processes: this.#processes };
+    return {
+      pool: this.#pool,
+      search: ++this.#searches,
+      processes: this.#processes,
+      seconds: this.#searchSeconds,
+    };
   }
 
-  /** Ends the search workers and drops the kept trees; staged edits die with the run. */
+  /** Ends the search processes (their kept trees with them); staged edits die with the run. */
   async dispose(): Promise<void> {
     this.#edits.clear();
-    this.#trees.clear();
     await this.#pool.dispose();
   }
 

@@ -11,6 +11,8 @@ import type { QueryArgs } from "./query.js";
 
 /** Lines of one pattern's tree, at most. */
 const MAX_TREE_LINES = 40;
+/** Characters of a pattern repeated in the answer. */
+const ECHOED = 200;
 
 export interface Explained {
   readonly text: string;
@@ -41,10 +43,15 @@ function explainOne(grammar: Grammar, at: string, pattern: string): Explained {
   if (trimmed === "") throw new ToolError(`\`${at}\` is empty; give a code fragment to explain.`);
   const { chosen, problems } = climb(grammar, trimmed);
   const where = at === "pattern" ? "" : ` (${at})`;
+  // The model's own pattern, echoed: up to ECHOED characters (one of 10,000 came back whole).
+  const shown =
+    trimmed.length > ECHOED
+      ? `${trimmed.slice(0, ECHOED)}…\` (${trimmed.length.toLocaleString("en-US")} characters)`
+      : `${trimmed}\``;
   if (!chosen)
     return {
       text: [
-        `\`${trimmed}\`${where} does not parse as ${grammar.id} in any context tried:`,
+        `\`${shown}${where} does not parse as ${grammar.id} in any context tried:`,
         ...problems.map((p) => `  ${p}`),
       ].join("\n"),
       rung: "none",
@@ -52,12 +59,11 @@ function explainOne(grammar: Grammar, at: string, pattern: string): Explained {
     };
   const { compiled, node, context } = chosen;
   const tree = treeLines(node, context);
-  const shown = tree.slice(0, MAX_TREE_LINES);
   return {
     text: [
-      `\`${trimmed}\`${where} reads in ${grammar.id} as ${article(compiled.rung)}; it matches nodes of kind ${compiled.selector}:`,
-      ...shown,
-      ...(tree.length > shown.length ? [`  … ${tree.length - shown.length} more lines of the tree`] : []),
+      `\`${shown}${where} reads in ${grammar.id} as ${article(compiled.rung)}; it matches nodes of kind ${compiled.selector}:`,
+      ...tree.lines,
+      ...(tree.more ? [`  … ${tree.more} more lines of the tree`] : []),
       ...(problems.length ? ["Contexts tried before it:", ...problems.map((p) => `  ${p}`)] : []),
     ].join("\n"),
     rung: compiled.rung,
@@ -65,19 +71,27 @@ function explainOne(grammar: Grammar, at: string, pattern: string): Explained {
   };
 }
 
-/** The named nodes under `node`, two spaces a level; a leaf with its text as written (metavariables with `$`). */
-function treeLines(node: SgNode, context: string): string[] {
+/**
+ * The named nodes under `node`, two spaces a level; a leaf with its text as written (metavariables with `$`). The
+ * first MAX_TREE_LINES are written out, the rest only counted; walked without recursion (a pattern may nest
+ * thousands of levels deep).
+ */
+function treeLines(node: SgNode, context: string): { lines: string[]; more: number } {
   const lines: string[] = [];
-  const visit = (n: SgNode, depth: number) => {
+  let more = 0;
+  const stack: { n: SgNode; depth: number }[] = [{ n: node, depth: 0 }];
+  for (let top = stack.pop(); top; top = stack.pop()) {
+    const { n, depth } = top;
     const named = n.children().filter((c) => c.isNamed());
-    const range = n.range();
-    const text = context.slice(range.start.index, range.end.index);
-    const leaf = named.length === 0 ? `  ${oneLine(text)}` : "";
-    lines.push(`${"  ".repeat(depth + 1)}${n.kind()}${leaf}`);
-    for (const child of named) visit(child, depth + 1);
-  };
-  visit(node, 0);
-  return lines;
+    if (lines.length < MAX_TREE_LINES) {
+      const range = n.range();
+      const leaf =
+        named.length === 0 ? `  ${oneLine(context.slice(range.start.index, range.end.index))}` : "";
+      lines.push(`${"  ".repeat(depth + 1)}${n.kind()}${leaf}`);
+    } else more++;
+    for (let i = named.length - 1; i >= 0; i--) stack.push({ n: named[i]!, depth: depth + 1 });
+  }
+  return { lines, more };
 }
 
 function oneLine(text: string): string {

@@ -1,5 +1,4 @@
-/** Matching one file and turning ast-grep's nodes into the matches the tools report — shared by the main thread and
- * the search workers. */
+/** Matching one file and turning ast-grep's nodes into the matches the tools report, in a search process. */
 import type { NapiConfig, SgNode } from "@ast-grep/napi";
 import { isBytes, readRegularSync } from "../files/regular.js";
 import { firstNonUtf8Line } from "../files/utf8.js";

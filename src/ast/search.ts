@@ -1,22 +1,27 @@
 /**
  * Structural search over files: a literal prefilter (a file lacking one of the pattern's words is never parsed —
- * parsing is most of the cost), trees kept from earlier searches when the text is unchanged, then matching — on
- * the calling thread for a few small files, on the run's search workers (one per core) for more or larger ones,
- * and in a search process of its own for files over a megabyte.
+ * parsing is most of the cost), trees kept from earlier searches when the text is unchanged, then matching — in the
+ * run's search processes (one per core), and in a process of its own for files over a megabyte. Never on the
+ * calling thread: it is the host's, and matching is native code that cannot be interrupted (a benign rule over a
+ * hostile file nested 100,000 levels deep runs for minutes), so a search that is cancelled or reaches its deadline
+ * ends the processes still matching for it.
  */
 import { statSync } from "node:fs";
 import type { Grammar } from "../../grammars/index.js";
+import { ToolError } from "../errors.js";
+import { sizeText } from "../files/text.js";
+import { shownPath } from "../files/visible.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import type { FileRef, Matcher } from "./match.js";
 import type { SearchPool } from "./pool.js";
+import { SearchStopped } from "./searcher.js";
 import { SOLO_BYTES, searchAlone } from "./solo.js";
-import { type FileOutcome, matchOne, type SearchJob } from "./task.js";
-import type { TreeCache } from "./tree-cache.js";
+import type { FileOutcome, SearchJob } from "./task.js";
 
 export type { AstMatch, FileMatches, FileRef } from "./match.js";
 export type { FileOutcome } from "./task.js";
 
-export type Ran = "calling thread" | "search workers" | "search process";
+export type Ran = "search processes" | "search process of its own";
 
 export interface SearchOutcome {
   readonly files: FileOutcome[];
@@ -28,22 +33,14 @@ export interface SearchOutcome {
   readonly reused: number;
 }
 
-/** Below this many files the workers' hand-off costs more than it saves… */
-const LOCAL_LIMIT = 64;
-/**
- * …unless they are large: parsing blocks the thread it runs on, and the calling thread is the host's (one 2.6 MB file
- * held its event loop — its UI, its other runs — for 0.5–1.3 s).
- */
-const LOCAL_BYTES = 256 * 1024;
-
 export interface SearchPlace {
   readonly pool: SearchPool;
-  /** The calling thread's own trees (for searches of a few files). */
-  readonly trees: TreeCache;
   /** A number per search, for the tree caches' eviction. */
   readonly search: number;
   /** Where a search process for large files is started. */
   readonly processes: ProcessTracker;
+  /** How long a search may run before it is stopped. */
+  readonly seconds: number;
 }
 
 /** `how`: matches per file to turn into answers (the rest are counted), or the template a rewrite stages. */
@@ -65,41 +62,68 @@ export async function searchFiles(
   };
   const sized = files.map((file) => ({ ...file, size: file.size ?? sizeOf(file) }));
   const large = sized.filter((f) => f.size > SOLO_BYTES);
-  const small = sized.filter((f) => f.size <= SOLO_BYTES);
-  const rest = small.map(({ abs, rel }) => ({ abs, rel }));
-  const here = rest.length <= LOCAL_LIMIT && small.reduce((n, f) => n + f.size, 0) <= LOCAL_BYTES;
+  const rest = sized.filter((f) => f.size <= SOLO_BYTES);
+  const deadline = AbortSignal.timeout(place.seconds * 1000);
+  const stopping = AbortSignal.any([signal, deadline]);
+  const [pooled, alone] = await Promise.allSettled([
+    rest.length ? place.pool.search(job, rest, stopping) : undefined,
+    large.length ? searchAlone(place.processes, job, large, stopping) : undefined,
+  ]);
+  if (pooled.status === "rejected" || alone.status === "rejected") {
+    signal.throwIfAborted();
+    throw stoppedAnswer([pooled, alone], sized, place.seconds);
+  }
   const ranOn: Ran[] = [];
   const found: FileOutcome[] = [];
   let parsed = 0;
   let reused = 0;
-  const [alone] = await Promise.all([
-    large.length ? searchAlone(place.processes, job, large, signal) : undefined,
-    (async () => {
-      if (rest.length === 0) return;
-      if (here) {
-        for (const file of rest) {
-          signal.throwIfAborted();
-          const one = matchOne(file, job, place.trees);
-          if (one.cost === "parsed") parsed++;
-          else if (one.cost === "reused") reused++;
-          if (one.found) found.push(one.found);
-        }
-      } else {
-        const pooled = await place.pool.search(job, rest, signal);
-        found.push(...pooled.found);
-        parsed += pooled.parsed;
-        reused += pooled.reused;
-      }
-    })(),
-  ]);
-  if (rest.length) ranOn.push(here ? "calling thread" : "search workers");
-  if (alone) {
-    ranOn.push("search process");
-    found.push(...alone.found);
-    parsed += alone.parsed;
+  if (pooled.value) {
+    ranOn.push("search processes");
+    found.push(...pooled.value.found);
+    parsed += pooled.value.parsed;
+    reused += pooled.value.reused;
+  }
+  if (alone.value) {
+    ranOn.push("search process of its own");
+    found.push(...alone.value.found);
+    parsed += alone.value.parsed;
   }
   found.sort((a, b) => a.file.rel.localeCompare(b.file.rel));
   return { files: found, searched: files.length, parsed, reused, ranOn };
+}
+
+/** What a search that did not finish answers: where it was when it stopped, and why. */
+function stoppedAnswer(
+  outcomes: readonly PromiseSettledResult<unknown>[],
+  sized: readonly (FileRef & { readonly size: number })[],
+  seconds: number,
+): Error {
+  const failures = outcomes.flatMap((o) => (o.status === "rejected" ? [o.reason as unknown] : []));
+  const stopped = failures.filter((f): f is SearchStopped => f instanceof SearchStopped);
+  if (stopped.length === 0) return failures[0] as Error;
+  const sizes = new Map(sized.map((f) => [f.abs, f.size]));
+  const files = stopped.flatMap((s) => s.files);
+  const where = namedFiles(files, sizes);
+  const exit = stopped.find((s) => s.exit)?.exit;
+  if (exit?.startsWith("SIGKILL"))
+    return new ToolError(
+      `The search of ${where} was ended by the system (${exit}); the host and the run are unaffected. Search a smaller file, or leave this one out (the harness lowers ast.maxFileKB).`,
+    );
+  if (exit)
+    return new ToolError(
+      `The search process matching ${where} ended (${exit}); the host and the run are unaffected, nothing was answered. Leave ${files.length === 1 ? "that file" : "those files"} out with a narrower \`path\`.`,
+    );
+  return new ToolError(
+    `The search stopped after ${seconds} s (the run's ast.searchSeconds) while matching ${where}; nothing was answered. Matching time grows with how deeply a file nests where a rule's \`inside\` or \`has\` has stopBy "end" (or a pattern nests deeply): search a narrower \`path\` that leaves ${files.length === 1 ? "that file" : "those files"} out, or a simpler rule.`,
+  );
+}
+
+/** Up to three files by name (with their size when one), the rest counted. */
+function namedFiles(files: readonly FileRef[], sizes: ReadonlyMap<string, number>): string {
+  const one = files[0];
+  if (files.length === 1 && one) return `${shownPath(one.rel)} (${sizeText(sizes.get(one.abs) ?? 0)})`;
+  const named = files.slice(0, 3).map((f) => shownPath(f.rel));
+  return `one of ${named.join(", ")}${files.length > 3 ? ` and ${files.length - 3} more` : ""} (${files.length} files)`;
 }
 
 function sizeOf(file: FileRef): number {

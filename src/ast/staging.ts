@@ -1,7 +1,7 @@
 /**
  * Staging one file's rewrite: every outermost match replaced by its rendered template, in one pass from the top
  * (re-splicing the whole text once per match held the event loop 25 s on a dense 1 MB file). Runs where the file
- * was matched — on a search worker for a large scope, so the host's thread only stores the result.
+ * was matched — in a search process, so the host's thread only stores the result.
  */
 
 import { eolAt, shapeOf, sizeText } from "../files/text.js";

@@ -1,6 +1,6 @@
 /**
- * One share of a search, as a search worker (a thread, or a process for files too large to parse among the run's
- * kept trees) runs it: read, prefilter, parse or reuse, match — and, for ast_edit, stage the rewrite there too.
+ * One share of a search, as a search process (one of the run's, or one of its own for files too large to keep
+ * trees of) runs it: read, prefilter, parse or reuse, match — and, for ast_edit, stage the rewrite there too.
  */
 import type { NapiConfig } from "@ast-grep/napi";
 import { type FileMatches, type FileRef, type MatchSpec, matchFile } from "./match.js";
@@ -35,14 +35,14 @@ export interface SearchTaskResult {
   readonly files: FileOutcome[];
   parsed: number;
   reused: number;
-  /** Indexes into the task's files: the trees this worker now holds, and the files it parsed without keeping. */
+  /** Indexes into the task's files: the trees this process now holds, and the files it parsed without keeping. */
   readonly held: number[];
   readonly dropped: number[];
   error?: string;
 }
 
 /**
- * Runs one task against `trees`; an error is sent back, not thrown. `afterFile` runs between files (a worker
+ * Runs one task against `trees`; an error is sent back, not thrown. `afterFile` runs between files (a process
  * collects the trees it let go there).
  */
 export async function runTask(

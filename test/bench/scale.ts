@@ -101,13 +101,13 @@ interface Live {
   dir: string;
 }
 
-async function startRun(lspIdleSeconds?: number): Promise<Live> {
+async function startRun(idleSeconds?: number): Promise<Live> {
   const dir = await mkdtemp(path.join(tmpdir(), "runbound-bench-scale-"));
   await cp(WORKSPACE, dir, { recursive: true });
   const run = await createRun({
     workdir: dir,
     approver: "always",
-    ...(lspIdleSeconds ? { lsp: { idleSeconds: lspIdleSeconds } } : {}),
+    ...(idleSeconds ? { lsp: { idleSeconds }, ast: { idleSeconds } } : {}),
   });
   return { run, client: await run.link({ surface: "full" }), dir };
 }
