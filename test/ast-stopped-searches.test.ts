@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createRun } from "../src/index.js";
-import { call, textOf, track, watchStalls, workdirWith } from "./helpers.js";
+import { astRun, call, textOf, watchStalls, workdirWith } from "./helpers.js";
 
 /** A hostile file: 200 KB of parentheses nested 100,000 levels deep, and one call beside it. */
 const DEEP = `const y = ${"(".repeat(100_000)}1${")".repeat(100_000)};\nrequire("b");\n`;
@@ -15,20 +15,12 @@ const OUTSIDE_FUNCTIONS = {
 
 async function deepRun(searchSeconds?: number, idleSeconds?: number) {
   const workdir = await workdirWith({ "deep.js": DEEP, "ok.js": "require('a');\n" });
-  const run = track(
-    await createRun({
-      workdir,
-      approver: "always",
-      lsp: false,
-      kernels: false,
-      ast: {
-        ...(searchSeconds ? { searchSeconds } : {}),
-        ...(idleSeconds ? { idleSeconds } : {}),
-      },
-    }),
-  );
+  const { run, client } = await astRun(workdir, {
+    ...(searchSeconds ? { searchSeconds } : {}),
+    ...(idleSeconds ? { idleSeconds } : {}),
+  });
   const searchers = () => run.processes.running().filter((p) => p.label === "a search process");
-  return { workdir, run, client: await run.link({ surface: "full" }), searchers };
+  return { workdir, run, client, searchers };
 }
 
 const settle = (ms: number) => new Promise((r) => setTimeout(r, ms));

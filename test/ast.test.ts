@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { StagedEdits, type StagedFile } from "../src/ast/staged-edits.js";
 import { createRun } from "../src/index.js";
-import { astGrepCli, call, textOf, track, treeOf, workdirWith } from "./helpers.js";
+import { astGrepCli, astRun, call, textOf, track, treeOf, workdirWith } from "./helpers.js";
 
 async function astClient(files: Record<string, string>, lsp = false) {
   const workdir = await workdirWith(files);
@@ -492,16 +492,7 @@ describe("ast_grep scope", () => {
 
   it("a file over the per-file limit is skipped and named; alone, nothing is searched and the answer says why", async () => {
     const workdir = await workdirWith({ "a.js": "f(1)\n", "big.js": "f(2);\n".repeat(2000) });
-    const run = track(
-      await createRun({
-        workdir,
-        approver: "always",
-        lsp: false,
-        kernels: false,
-        ast: { maxFileKB: 4 },
-      }),
-    );
-    const client = await run.link({ surface: "full" });
+    const { client } = await astRun(workdir, { maxFileKB: 4 });
     const skipped =
       "1 file over the 4 KB a search parses per file was skipped: big.js (12 KB) (minified or generated code, most often; the harness raises the limit with ast.maxFileKB).";
     const all = textOf(await call(client, "ast_grep", { pattern: "f($X)", language: "javascript" }));

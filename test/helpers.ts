@@ -6,7 +6,7 @@ import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach } from "vitest";
-import type { Run } from "../src/index.js";
+import { type AstOptions, createRun, type Run } from "../src/index.js";
 import type { ServerSpec } from "../src/lsp/catalog.js";
 import { defaultHome, homeLayout } from "../src/setup/home.mjs";
 
@@ -64,6 +64,12 @@ export function track<T extends Run>(run: T): T {
 }
 
 /** Every file under `dir` with its content: compare before and after to prove nothing changed on disk. */
+/** A run with the file and ast tools only (no language servers, no kernels), every write approved. */
+export async function astRun(workdir: string, ast: AstOptions = {}) {
+  const run = track(await createRun({ workdir, approver: "always", lsp: false, kernels: false, ast }));
+  return { run, client: await run.link({ surface: "full" }) };
+}
+
 export async function treeOf(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   const walk = async (sub: string) => {

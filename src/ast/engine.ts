@@ -17,15 +17,15 @@ import { ToolError } from "../errors.js";
 import { type ConfinedPath, confine, toPosix } from "../files/paths.js";
 import { notRegularMessage, specialKind } from "../files/regular.js";
 import { plural } from "../files/text.js";
-import { quotedValue, shownPath } from "../files/visible.js";
+import { quotedValue } from "../files/visible.js";
 import { idleSecondsOf } from "../idle.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { explain } from "./explain.js";
 import { SEARCH_PROCESSES, SearchPool } from "./pool.js";
 import { checkQueryArgs, compileQuery, type Query, type QueryArgs } from "./query.js";
 import { templateNames } from "./rewrite.js";
-import { type AstMatch, type FileRef, type SearchPlace, searchFiles } from "./search.js";
-import { snippet } from "./snippet.js";
+import { type FileRef, type SearchPlace, searchFiles } from "./search.js";
+import { rowsByFile } from "./snippet.js";
 import { StagedEdits, type StagedFile } from "./staged-edits.js";
 import { MAX_PREVIEW, MAX_REPLACEMENTS } from "./staging.js";
 import { sourceFiles, withinSizeLimit } from "./walk.js";
@@ -354,26 +354,6 @@ function sameFamily(a: Grammar, b: Grammar): boolean {
   return (
     (js.includes(a.id) && js.includes(b.id)) || (["c", "cpp"].includes(a.id) && ["c", "cpp"].includes(b.id))
   );
-}
-
-/** Matches under their file's path, a row each: line and code, and the captures when the code shown is not whole. */
-function rowsByFile(matches: readonly AstMatch[]): string[] {
-  const rows: string[] = [];
-  let file = "";
-  for (const m of matches) {
-    if (m.path !== file) rows.push(shownPath(m.path));
-    file = m.path;
-    const shown = snippet(m.text);
-    rows.push(`  ${m.line}  ${shown}${shown === m.text ? "" : captureLine(m)}`);
-  }
-  return rows;
-}
-
-/** The captures of a match, for one whose code is cut or spans lines (the row shows it whole otherwise). */
-function captureLine(m: AstMatch): string {
-  const entries = Object.entries(m.captures);
-  if (entries.length === 0) return "";
-  return `\n      ${entries.map(([k, v]) => `$${k} = ${v.length > 80 ? `${v.slice(0, 80)}…` : v.replace(/\n/g, " ⏎ ")}`).join("; ")}`;
 }
 
 /** A rewrite may only use the metavariables its pattern binds. */

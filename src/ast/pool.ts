@@ -11,7 +11,7 @@ import { availableParallelism } from "node:os";
 import { IdleCheck } from "../idle.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import type { FileRef } from "./match.js";
-import { exitOf, Searcher, SearcherExit, SearchStopped } from "./searcher.js";
+import { failureOf, Searcher, SearchStopped } from "./searcher.js";
 import type { FileOutcome, SearchJob, SearchTask } from "./task.js";
 
 /**
@@ -85,12 +85,9 @@ export class SearchPool {
         matching.delete(i);
         return result;
       } catch (error) {
-        if (error instanceof SearcherExit) {
-          this.#forget(i, searcher);
-          throw new SearchStopped(task.files, exitOf(error));
-        }
-        if (!(error instanceof SearchStopped) || signal.aborted || attempt > 0) throw error;
+        if (!(error instanceof SearchStopped)) throw error;
         this.#forget(i, searcher);
+        if (error.exit !== undefined || signal.aborted || attempt > 0) throw error;
       }
     }
   }
@@ -143,7 +140,9 @@ export class SearchPool {
       files.length >= ALL_PROCESSES_FROM || q.homed.length || q.fresh.length ? [i] : [],
     );
     try {
-      await settled(used.map(feed));
+      // Every feed ends before the search answers (none left sending to a process), stopped or not.
+      const failure = failureOf(await Promise.allSettled(used.map(feed)));
+      if (failure) throw failure;
     } finally {
       signal.removeEventListener("abort", stop);
       this.#searching--;
@@ -163,23 +162,6 @@ export class SearchPool {
     this.#slots.fill(undefined);
     await Promise.all(slots.map((s) => s?.end()));
   }
-}
-
-/**
- * Waits for every feed to end; then throws the first failure — all the files still being matched when a search was
- * stopped, so the answer can name them.
- */
-async function settled(feeds: Promise<void>[]): Promise<void> {
-  const outcomes = await Promise.allSettled(feeds);
-  const failures = outcomes.flatMap((o) => (o.status === "rejected" ? [o.reason as unknown] : []));
-  if (failures.length === 0) return;
-  const stopped = failures.filter((f): f is SearchStopped => f instanceof SearchStopped);
-  if (stopped.length)
-    throw new SearchStopped(
-      stopped.flatMap((s) => s.files),
-      stopped.find((s) => s.exit)?.exit,
-    );
-  throw failures[0];
 }
 
 /**

@@ -14,7 +14,7 @@ import { shownPath } from "../files/visible.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import type { FileRef, Matcher } from "./match.js";
 import type { SearchPool } from "./pool.js";
-import { SearchStopped } from "./searcher.js";
+import { failureOf, SearchStopped } from "./searcher.js";
 import { SOLO_BYTES, searchAlone } from "./solo.js";
 import type { FileOutcome, SearchJob } from "./task.js";
 
@@ -98,13 +98,12 @@ function stoppedAnswer(
   sized: readonly (FileRef & { readonly size: number })[],
   seconds: number,
 ): Error {
-  const failures = outcomes.flatMap((o) => (o.status === "rejected" ? [o.reason as unknown] : []));
-  const stopped = failures.filter((f): f is SearchStopped => f instanceof SearchStopped);
-  if (stopped.length === 0) return failures[0] as Error;
+  const stopped = failureOf(outcomes);
+  if (!(stopped instanceof SearchStopped)) return stopped ?? new Error("the search failed");
+  const files = stopped.files;
   const sizes = new Map(sized.map((f) => [f.abs, f.size]));
-  const files = stopped.flatMap((s) => s.files);
   const where = namedFiles(files, sizes);
-  const exit = stopped.find((s) => s.exit)?.exit;
+  const { exit } = stopped;
   if (exit?.startsWith("SIGKILL"))
     return new ToolError(
       `The search of ${where} was ended by the system (${exit}); the host and the run are unaffected. Search a smaller file, or leave this one out (the harness lowers ast.maxFileKB).`,

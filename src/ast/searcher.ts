@@ -11,6 +11,7 @@ import type { FileRef } from "./match.js";
 import type { SearchTask, SearchTaskResult } from "./task.js";
 
 interface Pending {
+  readonly files: readonly FileRef[];
   readonly resolve: (result: SearchTaskResult) => void;
   readonly reject: (error: Error) => void;
 }
@@ -45,10 +46,13 @@ export class Searcher {
       pending.resolve(result);
     });
     child.once("exit", (code, signal) => {
-      const error =
-        this.#endedBecause ??
-        new SearcherExit(signal, `${signal ? `killed by ${signal}` : `exit code ${code}`}${this.#said()}`);
-      for (const pending of this.#pending.values()) pending.reject(error);
+      // Ended on its own: the system's SIGKILL (out of memory, most often) or a crash.
+      const exit =
+        signal === "SIGKILL"
+          ? "SIGKILL: most often, out of memory"
+          : `${signal ? `killed by ${signal}` : `exit code ${code}`}${this.#said()}`;
+      for (const pending of this.#pending.values())
+        pending.reject(this.#endedBecause ?? new SearchStopped(pending.files, exit));
       this.#pending.clear();
     });
     // When memory runs out, the kernel ends this process first — not the host.
@@ -72,7 +76,7 @@ export class Searcher {
   run(task: SearchTask): Promise<SearchTaskResult> {
     if (!this.alive) return Promise.reject(this.#endedBecause ?? new Error("a search process has ended"));
     return new Promise((resolve, reject) => {
-      this.#pending.set(task.id, { resolve, reject });
+      this.#pending.set(task.id, { files: task.files, resolve, reject });
       this.#hold();
       this.#proc.child.send(task);
     });
@@ -115,20 +119,10 @@ export class Searcher {
   }
 }
 
-/** A search process that exited on its own (crashed, or ended by the system). */
-export class SearcherExit extends Error {
-  readonly signal: NodeJS.Signals | null;
-
-  constructor(signal: NodeJS.Signals | null, message: string) {
-    super(message);
-    this.signal = signal;
-  }
-}
-
 /** A search stopped while these files were being matched: cancelled, at its deadline, or its process ended. */
 export class SearchStopped extends Error {
   readonly files: readonly FileRef[];
-  /** How the process ended on its own (the system's SIGKILL, a crash), when it did. */
+  /** How its process ended on its own (the system's SIGKILL, a crash), when it did; else it was ended. */
   readonly exit: string | undefined;
 
   constructor(files: readonly FileRef[], exit?: string) {
@@ -138,7 +132,16 @@ export class SearchStopped extends Error {
   }
 }
 
-/** How a search process ended on its own, as an answer says it. */
-export function exitOf(error: SearcherExit): string {
-  return error.signal === "SIGKILL" ? "SIGKILL: most often, out of memory" : error.message;
+/**
+ * The failure of work that ran side by side, once all of it settled: one SearchStopped holding every file still
+ * being matched (so the answer can name them all), else the first failure; undefined when nothing failed.
+ */
+export function failureOf(outcomes: readonly PromiseSettledResult<unknown>[]): Error | undefined {
+  const failures = outcomes.flatMap((o) => (o.status === "rejected" ? [o.reason as Error] : []));
+  const stopped = failures.filter((f): f is SearchStopped => f instanceof SearchStopped);
+  if (stopped.length === 0) return failures[0];
+  return new SearchStopped(
+    stopped.flatMap((s) => s.files),
+    stopped.find((s) => s.exit)?.exit,
+  );
 }

@@ -6,7 +6,7 @@
  */
 import type { ProcessTracker } from "../proc/tracker.js";
 import type { FileRef } from "./match.js";
-import { exitOf, Searcher, SearcherExit, SearchStopped } from "./searcher.js";
+import { Searcher, SearchStopped } from "./searcher.js";
 import type { FileOutcome, SearchJob } from "./task.js";
 
 /** Files larger than this many bytes are searched by a search process (the default per-file limit is 1 MB). */
@@ -33,9 +33,7 @@ export async function searchAlone(
     for (const [id, file] of files.entries()) {
       signal.throwIfAborted();
       current = file;
-      const result = await searcher.run({ ...job, id, files: [file] }).catch((error: unknown) => {
-        throw error instanceof SearcherExit ? new SearchStopped([file], exitOf(error)) : error;
-      });
+      const result = await searcher.run({ ...job, id, files: [file] });
       if (result.error) throw new Error(`a search process failed on a large file: ${result.error}`);
       parsed += result.parsed;
       found.push(...result.files);
