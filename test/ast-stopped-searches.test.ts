@@ -100,6 +100,28 @@ describe("a search that does not finish is stopped, and never holds the host", (
     );
   }, 60_000);
 
+  it("search processes the system ends while they match several files: the answer names them and says to search fewer (not to leave 'this one' out)", async () => {
+    // Two files nested 30,000 deep (each ~1 min for the rule) and a small one: every file is in flight when the
+    // processes are ended, in one task or several, so more than one file is named.
+    const nested = `const y = ${"(".repeat(30_000)}1${")".repeat(30_000)};\n`;
+    const workdir = await workdirWith({ "a.js": nested, "b.js": nested, "ok.js": "require('a');\n" });
+    const { run, client } = await astRun(workdir);
+    const searchers = () => run.processes.running().filter((p) => p.label === "a search process");
+    const answer = call(client, "ast_grep", { rule: OUTSIDE_FUNCTIONS, language: "javascript" });
+    while (searchers().length === 0) await settle(50);
+    await settle(300);
+    for (const s of searchers()) process.kill(s.pid, "SIGKILL");
+    const ended = textOf(await answer);
+    expect(ended).toMatch(
+      /^The search of one of (a\.js|b\.js|ok\.js)(, (a\.js|b\.js|ok\.js)){1,2} \([23] files\) was ended by the system \(SIGKILL: most often, out of memory\); the host and the run are unaffected, nothing was answered\. Search a narrower `path`: fewer files at once, or without those\.$/,
+    );
+    expect(ended).toContain("a.js");
+    expect(ended).toContain("b.js");
+    expect(textOf(await call(client, "ast_grep", { pattern: "require($M)", path: "ok.js" }))).toMatch(
+      /^1 match in 1 file/,
+    );
+  }, 60_000);
+
   it("a search of one file starts one search process, and none runs on the host's thread", async () => {
     const { run, searchers } = await deepRun();
     const engine = run.resource("ast")!;

@@ -106,7 +106,11 @@ function stoppedAnswer(
   const { exit } = stopped;
   if (exit?.startsWith("SIGKILL"))
     return new ToolError(
-      `The search of ${where} was ended by the system (${exit}); the host and the run are unaffected. Search a smaller file, or leave this one out (the harness lowers ast.maxFileKB).`,
+      `The search of ${where} was ended by the system (${exit}); the host and the run are unaffected, nothing was answered. ${
+        files.length === 1
+          ? "Leave that file out with a narrower `path` (a harness can lower ast.maxFileKB to skip files this large)."
+          : "Search a narrower `path`: fewer files at once, or without those."
+      }`,
     );
   if (exit)
     return new ToolError(
