@@ -8,9 +8,18 @@ import { commitChanges } from "../commit.js";
 import { type ConfinedPath, confine } from "../paths.js";
 import { readRegular, regularBytes } from "../regular.js";
 import type { PatchFileResult, PatchResult } from "../schema.js";
-import { MAX_TEXT_BYTES, normalize, plural, shapeOf, splitLines, tooLargeToChange } from "../text.js";
+import {
+  MAX_TEXT_BYTES,
+  normalize,
+  oneLine,
+  plural,
+  shapeOf,
+  splitLines,
+  tooLargeToChange,
+} from "../text.js";
 import { firstNonUtf8Line, notUtf8Message } from "../utf8.js";
-import { shownPath } from "../visible.js";
+import { quotedValue, shownPath } from "../visible.js";
+import { FileLines } from "./locate.js";
 import { type FileOp, type Hunk, parsePatch } from "./parse.js";
 
 export type { PatchFileResult, PatchResult };
@@ -134,7 +143,11 @@ async function readIfExists(target: ConfinedPath): Promise<{ text: string; nonUt
   }
 }
 
-/** The file's new text after every hunk, or a ToolError naming the hunk that does not match and why. */
+/**
+ * The file's new text after every hunk, or a ToolError naming the hunk that does not match and why. Hunks are placed
+ * in the file as it was (a hunk is sought after the one before it, so nothing it looks at has changed yet), then the
+ * file is put together once: replacing each hunk's lines as it was placed moved the rest of the file every time.
+ */
 export function applyHunks(
   shown: string,
   raw: string,
@@ -145,15 +158,16 @@ export function applyHunks(
   const lines = splitLines(normalized);
   // Each line's own ending: lines no hunk replaces keep theirs (a file may mix them).
   const ends = lineEnds(raw, lines.length);
+  const file = new FileLines(lines, shown);
+  const placed: { at: number; length: number; lines: string[]; ends: string[] }[] = [];
   let finalNewline = normalized === "" || normalized.endsWith("\n");
   let cursor = 0;
-  let delta = 0;
   let added = 0;
   let removed = 0;
   hunks.forEach((hunk, index) => {
     const where = `hunk ${index + 1} of ${shown}`;
     if (hunk.anchor !== undefined) {
-      const at = findLine(lines, hunk.anchor, cursor);
+      const at = file.findLine(hunk.anchor, cursor);
       if (at === -1) {
         throw new ToolError(
           `${where}: its \`@@ ${hunk.anchor}\` line is not in the file after line ${cursor}. Read the file and make the patch again. Nothing was changed.`,
@@ -162,33 +176,46 @@ export function applyHunks(
       cursor = at + 1;
     }
     const oldLines = hunk.lines.filter((l) => l.op !== "+").map((l) => l.text);
-    const newLines = hunk.lines.filter((l) => l.op !== "-").map((l) => l.text);
     let at: number;
     if (oldLines.length === 0) {
       at =
         hunk.hint !== undefined
-          ? Math.min(lines.length, Math.max(cursor, hunk.hint + delta))
+          ? Math.min(lines.length, Math.max(cursor, hunk.hint))
           : hunk.anchor !== undefined
             ? cursor
             : lines.length;
     } else {
-      const hint = hunk.hint !== undefined ? hunk.hint - 1 + delta : undefined;
-      at = findBlock(lines, oldLines, cursor, hint, hunk.endOfFile);
-      if (at === -1) throw new ToolError(mismatchMessage(where, lines, oldLines, cursor));
+      const hint = hunk.hint !== undefined ? hunk.hint - 1 : undefined;
+      at = file.findBlock(oldLines, cursor, hint, hunk.endOfFile);
+      if (at === -1) throw new ToolError(mismatchMessage(where, file, lines, oldLines, cursor));
     }
-    const kept = hunkLines(hunk, lines, ends, at, shape.eol);
-    lines.splice(at, oldLines.length, ...kept.lines);
-    ends.splice(at, oldLines.length, ...kept.ends);
-    cursor = at + newLines.length;
-    delta += newLines.length - oldLines.length;
+    placed.push({ at, length: oldLines.length, ...hunkLines(hunk, lines, ends, at, shape.eol) });
+    cursor = at + oldLines.length;
     added += hunk.lines.filter((l) => l.op === "+").length;
     removed += hunk.lines.filter((l) => l.op === "-").length;
+    const newLength = hunk.lines.filter((l) => l.op !== "-").length;
     if (hunk.noNewlineAtEnd) finalNewline = false;
-    else if (at + newLines.length === lines.length && newLines.length > 0 && hunk.hint !== undefined)
-      finalNewline = true;
+    else if (cursor === lines.length && newLength > 0 && hunk.hint !== undefined) finalNewline = true;
   });
-  const last = lines.length - 1;
-  const body = lines.map((line, i) => line + (i < last || finalNewline ? ends[i] || shape.eol : "")).join("");
+  const out = { lines: [] as string[], ends: [] as string[] };
+  let from = 0;
+  for (const hunk of placed) {
+    for (let i = from; i < hunk.at; i++) {
+      out.lines.push(lines[i]!);
+      out.ends.push(ends[i]!);
+    }
+    out.lines.push(...hunk.lines);
+    out.ends.push(...hunk.ends);
+    from = hunk.at + hunk.length;
+  }
+  for (let i = from; i < lines.length; i++) {
+    out.lines.push(lines[i]!);
+    out.ends.push(ends[i]!);
+  }
+  const last = out.lines.length - 1;
+  const body = out.lines
+    .map((line, i) => line + (i < last || finalNewline ? out.ends[i] || shape.eol : ""))
+    .join("");
   return { text: shape.bom ? `\uFEFF${body}` : body, added, removed };
 }
 
@@ -231,59 +258,27 @@ function hunkLines(hunk: Hunk, lines: string[], ends: string[], at: number, eol:
   return out;
 }
 
-const LOOSENESS: ((s: string) => string)[] = [(s) => s, (s) => s.trimEnd(), (s) => s.trim()];
+const QUOTED_CHARS = 200;
+const quoted = (line: string | undefined) =>
+  line === undefined ? '"(end of file)"' : quotedValue(line, QUOTED_CHARS);
 
-function findLine(lines: string[], wanted: string, from: number): number {
-  for (const loose of LOOSENESS) {
-    const target = loose(wanted);
-    for (let i = from; i < lines.length; i++) if (loose(lines[i] ?? "") === target) return i;
-  }
-  return -1;
-}
-
-/** Where `block` stands in `lines` at or after `from`: exact first, then ignoring trailing, then all, whitespace. */
-function findBlock(
-  lines: string[],
+function mismatchMessage(
+  where: string,
+  file: FileLines,
+  lines: readonly string[],
   block: string[],
   from: number,
-  hint: number | undefined,
-  atEnd: boolean,
-): number {
-  for (const loose of LOOSENESS) {
-    const wanted = block.map(loose);
-    const matches: number[] = [];
-    const last = lines.length - block.length;
-    for (let i = atEnd ? Math.max(from, last) : from; i <= last; i++) {
-      if (wanted.every((w, k) => loose(lines[i + k] ?? "") === w)) {
-        if (hint === undefined) return i;
-        matches.push(i);
-      }
-    }
-    if (matches.length)
-      return matches.reduce((best, i) => (Math.abs(i - hint!) < Math.abs(best - hint!) ? i : best));
-  }
-  return -1;
-}
-
-function mismatchMessage(where: string, lines: string[], block: string[], from: number): string {
-  let bestAt = -1;
-  let bestRun = 0;
-  for (let i = from; i < lines.length; i++) {
-    let run = 0;
-    while (run < block.length && (lines[i + run] ?? "").trim() === (block[run] ?? "").trim()) run++;
-    if (run > bestRun) {
-      bestRun = run;
-      bestAt = i;
-    }
-  }
+): string {
+  const { at: bestAt, run: bestRun } = file.closest(block, from);
+  // Lines are quoted cut: a line of a minified file (or of a hostile patch) may be megabytes long.
   const expected = block
     .slice(0, 3)
-    .map((l) => `  ${l}`)
+    .map((l) => `  ${oneLine(l, QUOTED_CHARS)}`)
     .join("\n");
   const closest =
     bestAt === -1
       ? "No line of the file starts it."
-      : `The closest place is line ${bestAt + 1}, where ${bestRun} of ${block.length} lines agree; line ${bestAt + bestRun + 1} of the file is "${lines[bestAt + bestRun] ?? "(end of file)"}" but the patch expects "${block[bestRun]}".`;
+      : `The closest place is line ${bestAt + 1}, where ${bestRun.toLocaleString("en-US")} of ${block.length.toLocaleString("en-US")} lines agree; line ${bestAt + bestRun + 1} of the file is ${quoted(lines[bestAt + bestRun])} but the patch expects ${quoted(block[bestRun])}.`;
   const scope = from === 0 ? "no place in the file" : `no place after line ${from}`;
   return `${where} does not match the file: ${scope} has its context and removed lines, which begin:\n${expected}\n${closest} Read the file and make the patch again. Nothing was changed.`;
 }

@@ -29,9 +29,11 @@ export type FileOp =
   | { readonly kind: "update"; readonly path: string; readonly moveTo?: string; readonly hunks: Hunk[] };
 
 export function parsePatch(patch: string): FileOp[] {
-  const lines = patch.replace(/\r\n/g, "\n").split("\n");
-  while (lines.length && lines[lines.length - 1]?.trim() === "") lines.pop();
-  while (lines.length && lines[0]?.trim() === "") lines.shift();
+  const all = patch.replace(/\r\n/g, "\n").split("\n");
+  // Blank lines around the patch are left out by index (shifting them off one by one was quadratic in their number).
+  const first = all.findIndex((line) => line.trim() !== "");
+  const last = all.findLastIndex((line) => line.trim() !== "");
+  const lines = first === -1 ? [] : all.slice(first, last + 1);
   if (lines[0]?.trim() === "*** Begin Patch") return parseEnvelope(lines);
   if (lines.some((l) => l.startsWith("--- ")) && lines.some((l) => l.startsWith("+++ ")))
     return parseUnified(lines);
