@@ -397,8 +397,22 @@ describe("lsp_rename with new_path: a file moved with the imports its servers up
     expect(await treeOf(hang.workdir)).toEqual(hang.files);
   });
 
-  async function fakeMove(mode: string) {
-    const files = { "fake.toml": "", "a.fake": "old name\n", "b.fake": "bee\n" };
+  it("a server's glob that would backtrack for hours as a regular expression is matched in a moment (a long file name moves)", async () => {
+    const long = `${"a".repeat(40)}.fake`;
+    const moved = await fakeMove("hostile-glob", long);
+    expect(textOf(await moved.move())).toMatch(
+      new RegExp(
+        `^Moved ${long.replace(".", "\\.")} → sub/${long.replace(".", "\\.")}; fake does not update imports on a move`,
+      ),
+    );
+    expect(await treeOf(moved.workdir)).toEqual({
+      ...without(moved.files, long),
+      [`sub/${long}`]: "old name\n",
+    });
+  });
+
+  async function fakeMove(mode: string, name = "a.fake") {
+    const files = { "fake.toml": "", [name]: "old name\n", "b.fake": "bee\n" };
     const workdir = await workdirWith(files);
     // Beside the workdir, whose tree the test compares: in a folder of its own, removed after the test.
     const log = path.join(await workdirWith(), "fake-lsp.log");
@@ -432,7 +446,7 @@ describe("lsp_rename with new_path: a file moved with the imports its servers up
       workdir,
       files,
       log,
-      move: () => call(client, "lsp_rename", { file: "a.fake", new_path: "sub/a.fake" }),
+      move: () => call(client, "lsp_rename", { file: name, new_path: `sub/${name}` }),
     };
   }
 });

@@ -4,7 +4,6 @@
  * that proposes nothing, or cannot, is named — a move never reads as "imports updated" when they were not.
  */
 import { pathToFileURL } from "node:url";
-import picomatch from "picomatch";
 import type {
   FileOperationRegistrationOptions,
   TextDocumentEdit,
@@ -15,6 +14,7 @@ import { ToolError } from "../errors.js";
 import { plural } from "../files/text.js";
 import { shownPath, visibleLine } from "../files/visible.js";
 import type { LspClient, OpenDocument } from "./client.js";
+import { globMatcher } from "./glob.js";
 import { movePaths } from "./rename-check.js";
 import { reportedBefore } from "./request-errors.js";
 import type { RenameAnswer } from "./schema.js";
@@ -124,10 +124,7 @@ function offers(client: LspClient, operation: "willRename" | "didRename", file: 
 function matches(filter: FileOperationRegistrationOptions["filters"][number], file: string): boolean {
   if (filter.scheme && filter.scheme !== "file") return false;
   if (filter.pattern.matches === "folder") return false;
-  const test = picomatch(filter.pattern.glob, {
-    dot: true,
-    nocase: filter.pattern.options?.ignoreCase ?? false,
-  });
+  const test = globMatcher(filter.pattern.glob, { ignoreCase: filter.pattern.options?.ignoreCase ?? false });
   return test(file) || test(file.replace(/^\//, ""));
 }
 

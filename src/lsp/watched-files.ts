@@ -3,8 +3,8 @@
  * absolute or relative to a base folder, and which kinds of change), and which of a batch of changes it gets.
  */
 import { fileURLToPath, pathToFileURL } from "node:url";
-import picomatch from "picomatch";
 import type { FileEvent, FileSystemWatcher } from "vscode-languageserver-protocol";
+import { globMatcher } from "./glob.js";
 
 /** LSP's FileChangeType, and WatchKind's bits for the same changes. */
 export type ChangeType = 1 | 2 | 3;
@@ -49,11 +49,11 @@ export class WatchedFiles {
 /** A glob as LSP gives it: a string (matched against the absolute path, or relative to the root) or a RelativePattern. */
 function matcher(glob: FileSystemWatcher["globPattern"], root: string): (file: string) => boolean {
   if (typeof glob === "string") {
-    const test = picomatch(glob, { dot: true });
+    const test = globMatcher(glob);
     return (file) => test(file) || (file.startsWith(`${root}/`) && test(file.slice(root.length + 1)));
   }
   const base = typeof glob.baseUri === "string" ? glob.baseUri : glob.baseUri.uri;
   const dir = base.startsWith("file:") ? fileURLToPath(base) : base;
-  const test = picomatch(glob.pattern, { dot: true });
+  const test = globMatcher(glob.pattern);
   return (file) => file.startsWith(`${dir}/`) && test(file.slice(dir.length + 1));
 }
