@@ -77,18 +77,59 @@ const BEL = String.fromCharCode(7);
  * A terminal's escape sequences (ECMA-48): CSI (colours, cursor moves: `ESC [ … letter`), OSC and the other string
  * sequences up to their terminator (a window title, a hyperlink: `ESC ] 8 ;; url ESC \`), and the short ones
  * (`ESC ( B`, `ESC 7`, `ESC =`). Only CSI sequences were taken out before: a title or a link reached the model raw.
+ * A string sequence with no terminator is a short one. Its terminator is sought once, not from every opener: as one
+ * regular expression, each unterminated `ESC ]` looked through the rest of the text (96 KB of them took 1 s, a
+ * cell's 10 MB message hours).
  */
-const TERMINAL_ESCAPES = new RegExp(
-  [
-    `${ESC}\\[[0-?]*[ -/]*[@-~]`,
-    `${ESC}[\\]PX^_][\\s\\S]*?(?:${BEL}|${ESC}\\\\)`,
-    `${ESC}[ -/]*[0-~]`,
-    `\u009b[0-?]*[ -/]*[@-~]`,
-  ].join("|"),
-  "g",
-);
+const INTRODUCER = new RegExp(`[${ESC}\u009b]`, "g");
+const CONTROL_SEQUENCE = new RegExp(`${ESC}\\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]`, "y");
+const SHORT_SEQUENCE = new RegExp(`${ESC}[ -/]*[0-~]`, "y");
+const STRING_OPENERS = "]PX^_";
 
 /** Program output as the model reads it: what a terminal would act on instead of showing is left out. */
 export function withoutTerminalEscapes(text: string): string {
-  return text.includes(ESC) || text.includes("\u009b") ? text.replace(TERMINAL_ESCAPES, "") : text;
+  if (!text.includes(ESC) && !text.includes("\u009b")) return text;
+  const kept: string[] = [];
+  const terminators = new Terminators(text);
+  let from = 0;
+  INTRODUCER.lastIndex = 0;
+  for (let found = INTRODUCER.exec(text); found; found = INTRODUCER.exec(text)) {
+    const at = found.index;
+    let end = stickyEnd(CONTROL_SEQUENCE, text, at);
+    if (end === -1 && text[at] === ESC && STRING_OPENERS.includes(text[at + 1] ?? "\n"))
+      end = terminators.endAfter(at + 2);
+    if (end === -1 && text[at] === ESC) end = stickyEnd(SHORT_SEQUENCE, text, at);
+    if (end === -1) continue;
+    kept.push(text.slice(from, at));
+    from = end;
+    INTRODUCER.lastIndex = end;
+  }
+  kept.push(text.slice(from));
+  return kept.join("");
+}
+
+function stickyEnd(pattern: RegExp, text: string, at: number): number {
+  pattern.lastIndex = at;
+  return pattern.test(text) ? pattern.lastIndex : -1;
+}
+
+/** The string terminators (BEL, `ESC \`) of a text, each next one found once and kept while it lies ahead. */
+class Terminators {
+  readonly #text: string;
+  #bel = -2;
+  #st = -2;
+
+  constructor(text: string) {
+    this.#text = text;
+  }
+
+  /** Where the first terminator at or after `at` ends; -1 if none. */
+  endAfter(at: number): number {
+    if (this.#bel !== -1 && this.#bel < at) this.#bel = this.#text.indexOf(BEL, at);
+    if (this.#st !== -1 && this.#st < at) this.#st = this.#text.indexOf(`${ESC}\\`, at);
+    const bel = this.#bel === -1 ? Number.POSITIVE_INFINITY : this.#bel + 1;
+    const st = this.#st === -1 ? Number.POSITIVE_INFINITY : this.#st + 2;
+    const end = Math.min(bel, st);
+    return end === Number.POSITIVE_INFINITY ? -1 : end;
+  }
 }
