@@ -4,6 +4,7 @@ import {
   createRun,
   type PendingQuestion,
   ProgrammaticQuestionPort,
+  parseReplyText,
   type QuestionCard,
   renderCard,
   TerminalQuestionPort,
@@ -286,5 +287,27 @@ describe("renderCard", () => {
     expect(renderCard(card)).toBe(
       "── permission p1 · s ──\nAllow write to write a.txt (1 line)?\n  1. Allow once\n  2. Deny\nReply: a number 1-2 · your own words · s to skip",
     );
+  });
+});
+
+describe("parseReplyText", () => {
+  const card: QuestionCard = {
+    id: "q1",
+    kind: "question",
+    space: "s",
+    question: "Which ones?",
+    options: [{ label: "a" }, { label: "b" }],
+    allowFreeText: true,
+    multiSelect: true,
+  };
+
+  it("numbers apart by spaces or one comma are choices; a reply that only starts like them is text, answered at once", () => {
+    expect(parseReplyText(card, "1, 2")).toEqual({ reply: { kind: "answer", choices: [1, 2] } });
+    expect(parseReplyText(card, "2  1")).toEqual({ reply: { kind: "answer", choices: [2, 1] } });
+    expect(parseReplyText(card, "1,,2")).toEqual({ reply: { kind: "answer", choices: [], text: "1,,2" } });
+    // Each double space could be split two ways by the old pattern, and a failing match tried every split: 40 gaps
+    // were 2^40 tries.
+    const typed = `1${"  1".repeat(40)} thanks`;
+    expect(parseReplyText(card, typed)).toEqual({ reply: { kind: "answer", choices: [], text: typed } });
   });
 });

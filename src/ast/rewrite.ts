@@ -4,6 +4,7 @@
  * (it matters for Python): template lines after the first get the match's own indentation, and a multi-line
  * capture is re-indented from where it was to where the template puts it.
  */
+import { withoutTrailingLineBreaks } from "../files/text.js";
 import type { AstMatch } from "./match.js";
 
 const TEMPLATE_VAR = /\$\$\$([A-Z_][A-Z0-9_]*)|\$([A-Z_][A-Z0-9_]*)/g;
@@ -52,7 +53,7 @@ export function renderRewrite(
           const name = multi ?? single ?? "";
           // A list's last node may end with its line break (Go's statements): the template says where lines end.
           const raw = match.captures[name] ?? "";
-          const captured = multi ? raw.replace(/(\r?\n)+$/, "") : raw;
+          const captured = multi ? withoutTrailingLineBreaks(raw) : raw;
           return reindent(captured, fileText, match, lineIndent, indentOfLineAt);
         },
       );

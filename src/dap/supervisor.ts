@@ -10,7 +10,7 @@ import { ToolError } from "../errors.js";
 import { fileLines } from "../files/lines.js";
 import { confine, confineExisting } from "../files/paths.js";
 import { rootAbove, rootsIn } from "../files/roots.js";
-import { plural } from "../files/text.js";
+import { plural, withoutTrailing } from "../files/text.js";
 import { shownPath } from "../files/visible.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { ADAPTERS, type AdapterSpec, adapterForProgram, type ResolvedAdapter } from "./adapters.js";
@@ -319,7 +319,7 @@ export class DebugSupervisor {
       const why =
         error instanceof ToolError
           ? error.message
-          : `${session.spec.name} could not start ${label}: ${(error as Error).message.trim().replace(/\.+$/, "")}.`;
+          : `${session.spec.name} could not start ${label}: ${withoutTrailing((error as Error).message.trim(), ".")}.`;
       const told = error instanceof InjectionFailed;
       throw new ToolError(printed && !told ? `${why}\nWhat it printed before that:\n${printed}` : why);
     }

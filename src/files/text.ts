@@ -85,11 +85,28 @@ export function plural(n: number, word: string, many = `${word}s`): string {
 }
 
 /**
+ * `text` without the run of `unit` it ends with. As a regular expression (`/\n+$/`), a run that does not end the
+ * text is tried from each of its characters: quadratic in its length (80,000 spaces in a hover took 2 s).
+ */
+export function withoutTrailing(text: string, unit: string, atLeast = 1): string {
+  let end = text.length;
+  while (end >= unit.length && text.startsWith(unit, end - unit.length)) end -= unit.length;
+  return (text.length - end) / unit.length >= atLeast ? text.slice(0, end) : text;
+}
+
+/** `text` without the line breaks it ends with (`\n` or `\r\n` each, as `/(\r?\n)+$/`). */
+export function withoutTrailingLineBreaks(text: string): string {
+  let end = text.length;
+  while (text[end - 1] === "\n") end -= text[end - 2] === "\r" ? 2 : 1;
+  return text.slice(0, end);
+}
+
+/**
  * A text of several lines as one line for a person to read: lines joined by " ⏎ ", cut after `max` characters
  * with how much was left out.
  */
 export function oneLine(text: string, max: number): string {
-  const joined = splitLines(text.replace(/\n+$/, "")).join(" ⏎ ");
+  const joined = splitLines(withoutTrailing(text, "\n")).join(" ⏎ ");
   if (joined.length <= max) return joined;
   return `${joined.slice(0, max)}… (+${(joined.length - max).toLocaleString("en-US")} characters)`;
 }

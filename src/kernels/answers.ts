@@ -1,7 +1,7 @@
 /** The text a cell's run answers — to the model (eval's answer) and to the cell (a tool() call's reply). */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ToolError } from "../errors.js";
-import { plural } from "../files/text.js";
+import { plural, withoutTrailing } from "../files/text.js";
 import { type CellOutcome, IMAGE_LIMIT } from "./cell.js";
 import type { EvalAnswer, EvalArgs } from "./schema.js";
 
@@ -34,7 +34,7 @@ export function evalAnswer(result: CellOutcome, language: string, maxCellSeconds
       `(the cell cleared its output ${result.clears === 1 ? "once" : `${result.clears} times`}: shown is what came after)`,
     );
   if (result.droppedBytes) lines.push(`(${result.droppedBytes} earlier bytes of output dropped)`);
-  if (result.text) lines.push(result.text.replace(/\n+$/, ""));
+  if (result.text) lines.push(withoutTrailing(result.text, "\n"));
   if (result.images.length)
     lines.push(`(${result.images.length} image${result.images.length > 1 ? "s" : ""} below)`);
   if (result.droppedImages)

@@ -3,6 +3,7 @@
  * (pyright writes a docstring's indentation as `&nbsp;` and `allow_redirects` as `allow\_redirects`) decoded, and
  * the two trailing spaces of a markdown line break dropped. Code — fenced blocks and inline spans — is left as is.
  */
+import { withoutTrailing } from "../files/text.js";
 
 const ENTITIES: Record<string, string> = { nbsp: " ", lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
 
@@ -46,7 +47,8 @@ export function plainMarkup(text: string): string {
         fence = opens;
         return line;
       }
-      return plainProse(line).replace(/ {2,}$/, "");
+      // Markdown's hard line break: two spaces or more at the end.
+      return withoutTrailing(plainProse(line), " ", 2);
     })
     .join("\n");
 }

@@ -68,7 +68,9 @@ export function replyHint(card: CardInput): string {
 }
 
 const SKIP_WORDS = new Set(["s", "skip", "/skip"]);
-const NUMBER_LIST = /^\d+(\s*[,\s]\s*\d+)*$/;
+// Numbers apart by spaces, or by one comma with spaces around it; written so that no text can be split two ways (as
+// `\s*[,\s]\s*` could, which made a failing match try every split: exponential in the number of gaps).
+const NUMBER_LIST = /^\d+(?:(?:\s*,\s*|\s+)\d+)*$/;
 
 /** Parses what a person typed at a card: numbers, free text or a skip. */
 export function parseReplyText(card: CardInput, typed: string): { reply: QuestionReply } | { error: string } {
