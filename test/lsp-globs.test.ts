@@ -20,6 +20,7 @@ const cases: [glob: string, matches: string[], not: string[]][] = [
   ["?.c", ["a.c"], ["ab.c", "/.c"]],
   ["[a-c]x[!y]", ["axz", "cx1"], ["dxz", "axy", "ax/"]],
   ["a\\*b", ["a*b"], ["axb"]],
+  ["**/😀*.ts", ["src/😀.ts", "😀x.ts"], ["src/😁.ts"]],
 ];
 
 describe("LSP globs", () => {

@@ -220,7 +220,9 @@ function run({ steps, start }: Automaton, path: string): boolean {
     }
   };
   add(current, start);
-  for (const ch of path) {
+  // By UTF-16 unit, as the glob's characters are read (a character past U+FFFF is two of them on both sides).
+  for (let k = 0; k < path.length; k++) {
+    const ch = path[k]!;
     generation++;
     const next: number[] = [];
     for (const i of current) {
