@@ -83,6 +83,13 @@ describe("apply_patch holds under hostile patches", () => {
     expect(await treeOf(workdir)).toEqual(files);
   }, 60_000);
 
+  it("a hunk that adds 1,200,000 lines is applied (spread as arguments, it overflowed the stack)", async () => {
+    const { workdir, patch } = await patchClient({ "a.txt": "1\n" });
+    const result = await patch(envelope("a.txt", ["@@", " 1", ...Array(1_200_000).fill("+n")]));
+    expect(textOf(result)).toBe("Applied the patch: 1 file changed.\n  M a.txt (+1200000 -0)");
+    expect(await readFile(path.join(workdir, "a.txt"), "utf8")).toBe(`1\n${"n\n".repeat(1_200_000)}`);
+  }, 60_000);
+
   it("a unified hunk whose header's line number is 400 digits long is placed at the nearest place (the last)", async () => {
     const { workdir, patch } = await patchClient({ "a.txt": "k\n1\nk\n2\n" });
     const result = await patch(

@@ -204,8 +204,11 @@ export function applyHunks(
       out.lines.push(lines[i]!);
       out.ends.push(ends[i]!);
     }
-    out.lines.push(...hunk.lines);
-    out.ends.push(...hunk.ends);
+    // One by one: spread as arguments, a hunk of a million lines overflowed the stack.
+    for (const [i, line] of hunk.lines.entries()) {
+      out.lines.push(line);
+      out.ends.push(hunk.ends[i]!);
+    }
     from = hunk.at + hunk.length;
   }
   for (let i = from; i < lines.length; i++) {
