@@ -31,7 +31,7 @@ export class DiagnosticsJournal {
       now.set(key, list);
     }
     const added: Diagnostic[] = [];
-    for (const [key, list] of now) added.push(...list.slice(before.get(key) ?? 0));
+    for (const [key, list] of now) for (const d of list.slice(before.get(key) ?? 0)) added.push(d);
     let resolved = 0;
     for (const [key, count] of before) resolved += Math.max(0, count - (now.get(key)?.length ?? 0));
     this.#files.set(file, new Map([...now].map(([key, list]) => [key, list.length])));

@@ -135,7 +135,7 @@ function flattenSymbols(raw: (DocumentSymbol | SymbolInformation)[], rel: string
         path: rel,
         line: s.selectionRange.start.line + 1,
       });
-      if (s.children?.length) rows.push(...flattenSymbols(s.children, rel, name));
+      if (s.children?.length) for (const row of flattenSymbols(s.children, rel, name)) rows.push(row);
     } else {
       const name = s.containerName ? `${s.containerName}.${s.name}` : s.name;
       rows.push({
