@@ -4,6 +4,8 @@
  * /scratch, with /tmp and runbound's home hidden at the host's paths, so an untranslated path fails.
  */
 import { spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { HOME } from "./helpers.js";
 
@@ -11,8 +13,12 @@ import { HOME } from "./helpers.js";
 export const ROOT = path.resolve(import.meta.dirname, "..");
 export const CONTAINERS_CONF = path.join(ROOT, ".tools/podman/containers.conf");
 
+/** Podman's conmon (2.1 here) creates an empty file named `oom` in its working folder when a container meets its memory limit: not in the checkout. */
+const PODMAN_CWD = mkdtempSync(path.join(tmpdir(), "runbound-podman-"));
+
 export const podman = (args: string[]) =>
   spawnSync("podman", args, {
+    cwd: PODMAN_CWD,
     encoding: "utf8",
     env: { ...process.env, CONTAINERS_CONF },
     timeout: 60_000,
