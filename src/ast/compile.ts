@@ -7,6 +7,7 @@
 import { parse, type SgNode } from "@ast-grep/napi";
 import { BODY_VAR, type Grammar, HOLE, type RungName } from "../../grammars/index.js";
 import { ToolError } from "../errors.js";
+import { type LiteralWord, literalWords } from "./words.js";
 
 export interface CompiledPattern {
   readonly pattern: string;
@@ -18,7 +19,7 @@ export interface CompiledPattern {
   readonly singles: readonly string[];
   readonly multiples: readonly string[];
   /** Words that every matching file must contain (the literal prefilter). */
-  readonly literals: readonly string[];
+  readonly literals: readonly LiteralWord[];
   /** A header written without its body, completed: the pattern as written and the body's metavariable. */
   readonly completed?: { readonly written: string; readonly body: string };
 }
@@ -231,8 +232,7 @@ function build(pattern: string, rung: RungName, context: string, selector: strin
     if (m[1] !== undefined && m[1] !== "_") multiples.add(m[1]);
     if (m[2] !== undefined && m[2] !== "_") singles.add(m[2]);
   }
-  const withoutVars = pattern.replace(METAVAR, " ");
-  const literals = [...new Set(withoutVars.match(/[\p{L}\p{N}_]{2,}/gu) ?? [])];
+  const literals = literalWords(pattern, METAVAR);
   return {
     pattern,
     rung,

@@ -4,6 +4,7 @@ import { isBytes, readRegularSync } from "../files/regular.js";
 import { firstNonUtf8Line } from "../files/utf8.js";
 import { shownPath } from "../files/visible.js";
 import type { TreeCache } from "./tree-cache.js";
+import { holdsWord, type LiteralWord } from "./words.js";
 
 export interface AstMatch {
   readonly path: string;
@@ -22,7 +23,7 @@ export interface AstMatch {
 export interface MatchSpec {
   readonly singles: readonly string[];
   readonly multiples: readonly string[];
-  readonly literals: readonly string[];
+  readonly literals: readonly LiteralWord[];
 }
 
 /** What a search runs: ast-grep's rule, and the names and words of the match spec. */
@@ -57,7 +58,7 @@ export function toMatch(rel: string, text: string, node: SgNode, spec: MatchSpec
 
 /** A file lacking one of the pattern's words cannot match: it is never parsed (parsing is the whole cost). */
 export function mayMatch(text: string, spec: MatchSpec): boolean {
-  return spec.literals.every((word) => text.includes(word));
+  return spec.literals.every((word) => holdsWord(text, word));
 }
 
 export interface FileRef {

@@ -10,6 +10,7 @@ import type { Grammar } from "../../grammars/index.js";
 import { ToolError } from "../errors.js";
 import { isPlain, quotedValue } from "../files/visible.js";
 import { type CompiledPattern, compilePattern } from "./compile.js";
+import { type LiteralWord, mergedWords } from "./words.js";
 
 export type RuleObject = Record<string, unknown>;
 
@@ -27,7 +28,7 @@ export interface CompiledRule {
   readonly singles: readonly string[];
   readonly multiples: readonly string[];
   /** Words every matching file must contain: from the parts a match requires (never under not or any). */
-  readonly literals: readonly string[];
+  readonly literals: readonly LiteralWord[];
   /** The kind of node the rule matches, where one pattern or kind at its top says so. */
   readonly selector: string;
 }
@@ -261,7 +262,7 @@ export function compileRule(grammar: Grammar, args: RuleArgs & { readonly rule: 
     patterns,
     singles: [...singles],
     multiples: [...multiples],
-    literals: [...new Set(patterns.filter((p) => !optional.has(p.path)).flatMap((p) => p.compiled.literals))],
+    literals: mergedWords(patterns.filter((p) => !optional.has(p.path)).map((p) => p.compiled.literals)),
     selector: top?.compiled.selector ?? (typeof args.rule.kind === "string" ? args.rule.kind : "rule"),
   };
 }
