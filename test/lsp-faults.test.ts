@@ -162,6 +162,19 @@ describe("lsp faults (scripted server)", () => {
     );
   });
 
+  it("other work the server reports after a save is not its check: the answer waits for the check by its title", async () => {
+    const timeouts = { requestMs: 300, diagnosticsMs: 3000, startMs: 10_000 };
+    const { client } = await fakeRun("index-then-check", timeouts, {
+      checkOnSaveMs: 1000,
+      checkTitle: "fake check",
+    });
+    const text = textOf(
+      await call(client, "edit", { path: "a.fake", old_string: "two", new_string: "three" }),
+    );
+    expect(text).toContain("found by the check");
+    expect(text).not.toMatch(/stale|not begun/);
+  });
+
   it("a wait on a quiet server ends on time while the process makes garbage (deadlines a collection cannot drop)", async () => {
     const { run, lsp } = await fakeRun("normal");
     expect(textOf(await lsp({ action: "hover", ...at }))).toContain("fake hover");

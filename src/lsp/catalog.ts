@@ -32,6 +32,11 @@ export interface ServerSpec {
    */
   readonly checkOnSaveMs?: number;
   /**
+   * How that check's work-done progress is titled at its start (rust-analyzer: `cargo check`, `cargo clippy`):
+   * other work the server reports after a save (indexing) is not the check. Absent: any progress counts.
+   */
+  readonly checkTitle?: string;
+  /**
    * For this long after its start the server may answer references from a half-analysed workspace without reporting
    * progress (pyright: 3 references, then 4): such an answer is confirmed by asking again after a pause until two
    * agree. Only where measured — each confirmation costs a pause.
@@ -183,6 +188,8 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
       // load the check began more than 4 s after the save (a full test run, two CPUs); the wait ends as soon as a
       // check begun after the save has ended, so a longer bound costs only when no check comes (then: stale).
       checkOnSaveMs: 8000,
+      // Under load its indexing began and ended after a save before the check began (the answer missed E0599).
+      checkTitle: "cargo ",
       install: `${setupCommand("rust-analyzer")} (rustup component add rust-analyzer)`,
       untrusted: {
         initializationOptions: RUST_WITHOUT_PROJECT_CODE,

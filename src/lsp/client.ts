@@ -50,8 +50,8 @@ export class LspClient {
   /** Dynamic registrations by id (a server may unregister one id and keep another for the same method). */
   readonly #registrations = new Map<string, string>();
   readonly #progress = new Map<string | number, string>();
-  /** How many work-done progresses have begun: tells "a check began after the save" from "none came". */
-  progressBegun = 0;
+  /** How many checks (work-done progresses, by the spec's `checkTitle`) have begun: "a check began after the save". */
+  checksBegun = 0;
   readonly output = new ServerOutput();
   readonly #listeners = new Set<() => void>();
   #seq = 0;
@@ -276,9 +276,9 @@ export class LspClient {
   }
 
   /**
-   * After a save that starts a check (rust-analyzer's cargo check): waits up to `graceMs` for a work-done progress
-   * to begin after `begunBefore` (a count of progresses begun, taken before the save), then (within `timeoutMs`)
-   * until none is active. A check that began and ended before this call counts: no waiting for a second one.
+   * After a save that starts a check (rust-analyzer's cargo check): waits up to `graceMs` for a check to begin
+   * after `begunBefore` (`checksBegun`, taken before the save), then (within `timeoutMs`) until no progress is
+   * active. A check that began and ended before this call counts: no waiting for a second one.
    */
   async settledAfter(
     begunBefore: number,
@@ -288,10 +288,10 @@ export class LspClient {
   ): Promise<{ idle: boolean; began: boolean }> {
     const until = deadline(timeoutMs, signal);
     try {
-      if (this.progressBegun === begunBefore) {
+      if (this.checksBegun === begunBefore) {
         const grace = deadline(graceMs, until.signal);
         try {
-          while (this.progressBegun === begunBefore && !grace.signal.aborted && this.state !== "crashed")
+          while (this.checksBegun === begunBefore && !grace.signal.aborted && this.state !== "crashed")
             await this.changed(grace.signal);
         } finally {
           grace.dispose();
@@ -299,7 +299,7 @@ export class LspClient {
       }
       while (this.#progress.size > 0 && !until.signal.aborted && this.state !== "crashed")
         await this.changed(until.signal);
-      return { idle: this.#progress.size === 0, began: this.progressBegun !== begunBefore };
+      return { idle: this.#progress.size === 0, began: this.checksBegun !== begunBefore };
     } finally {
       until.dispose();
     }
@@ -377,7 +377,8 @@ export class LspClient {
       progressed: (token, value) => {
         if (value.kind === "begin") {
           this.#progress.set(token, value.title);
-          this.progressBegun += 1;
+          const check = this.spec.checkTitle;
+          if (check === undefined || String(value.title).startsWith(check)) this.checksBegun += 1;
         }
         if (value.kind === "end") this.#progress.delete(token);
         reflect();

@@ -44,7 +44,7 @@ export async function diagnosticsOf(
   written = false,
 ): Promise<FileDiagnostics> {
   // Counted before the save: a check that begins after it is this write's check.
-  const begunBeforeSave = client.progressBegun;
+  const begunBeforeSave = client.checksBegun;
   const sync = await client.sync(file, languageId, undefined, written);
   const grace = sync.saved ? (client.spec.checkOnSaveMs ?? 0) : 0;
   const w: Wait = {

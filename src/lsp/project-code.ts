@@ -48,7 +48,7 @@ export function untrustedNotes(
 /** A server spec as it runs in an untrusted workspace: its untrusted settings, no wait for a check on save. */
 export function withoutProjectCode(spec: ServerSpec): ServerSpec {
   if (!spec.untrusted) return spec;
-  const { checkOnSaveMs: _check, ...rest } = spec;
+  const { checkOnSaveMs: _check, checkTitle: _title, ...rest } = spec;
   return {
     ...rest,
     ...(spec.untrusted.env ? { env: { ...spec.env, ...spec.untrusted.env } } : {}),
