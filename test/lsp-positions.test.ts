@@ -212,3 +212,15 @@ describe("uriPath and SnippetReader.rel: the fast paths agree with the URL parse
       );
   });
 });
+
+describe("SnippetReader.knows: the target's file is quoted from the text the server was given", () => {
+  it("quotes the known lines without reading or resolving the file again", () => {
+    const reader = new SnippetReader("/work/app", []);
+    const file = "/work/app/src/gone.ts"; // not on disk: a read would say so
+    expect(reader.line(file, 0)).toBe("(the file cannot be read now)");
+    const known = new SnippetReader("/work/app", []);
+    known.knows(file, ["const a = 1;", "export const b = a;"]);
+    expect(known.shows(file)).toBe(true);
+    expect(known.line(file, 1)).toBe("export const b = a;");
+  });
+});

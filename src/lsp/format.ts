@@ -39,6 +39,12 @@ export class SnippetReader {
     return shown;
   }
 
+  /** A file inside the workdir by its real path, read just now: its lines are these. */
+  knows(file: string, lines: readonly string[]): void {
+    this.#shown.set(file, true);
+    this.#cache.set(file, lines);
+  }
+
   rel(file: string): string {
     // Inside the workdir and already normal (no "." or ".." segments): the rest of the path, without path.relative.
     const prefix = `${this.workdir}/`;

@@ -89,7 +89,7 @@ export async function hierarchy(
     items.map((item) => ({ item, sites: [], children: [] })),
     depth,
   );
-  return render(snippetReader(base), direction, depth, roots, server, t);
+  return render(snippetReader(base, t), direction, depth, roots, server, t);
 }
 
 /** A server that advertises the capability yet answers "method not found" (clangd 14: no outgoing calls, and only its own pre-standard type hierarchy). */

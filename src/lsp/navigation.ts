@@ -58,7 +58,7 @@ export async function navigate(
   if (action === "hover") return hover(base, t, note, signal);
   if (action === "code_actions") return codeActions(base, t, note, signal);
   const locations = await locationsOf(base, t, action, signal);
-  const reader = snippetReader(base);
+  const reader = snippetReader(base, t);
   // A snippet costs a file read: only for the locations shown (a 300-file project has 600 references).
   const places = locations.slice(0, MAX_REFERENCES).map((loc) => reader.place(loc));
   const total = locations.length;
@@ -168,7 +168,7 @@ async function hover(base: LspBase, t: Target, note: string, signal: AbortSignal
   }
   const text = hoverText(answer);
   if (text && t.client.capabilities.definitionProvider) {
-    const reader = snippetReader(base);
+    const reader = snippetReader(base, t);
     const outside = asLocations(await defined)
       .map((loc) => uriPath("targetUri" in loc ? loc.targetUri : loc.uri))
       .filter((file) => !reader.shows(file));

@@ -29,14 +29,19 @@ export interface Target {
   readonly file: string;
   readonly position: { line: number; character: number };
   readonly target: LspTarget;
+  /** The file's lines as the server now has them: the ranges it answers are in this text. */
+  readonly lines: readonly string[];
 }
 
 /** The pause between two asks of a server that may still be analysing the workspace (its answers are confirmed). */
 export const CONFIRM_PAUSE_MS = 300;
 
 /** Reads snippets for answers from the workdir and the run's library roots only. */
-export function snippetReader(base: LspBase): SnippetReader {
-  return new SnippetReader(base.workdir, libraryRoots(base.supervisor.home));
+/** `t`: the target's file is quoted from the text just synced, which was confined to the workdir. */
+export function snippetReader(base: LspBase, t?: Target): SnippetReader {
+  const reader = new SnippetReader(base.workdir, libraryRoots(base.supervisor.home));
+  if (t) reader.knows(t.file, t.lines);
+  return reader;
 }
 
 export const CAPABILITY: Record<
@@ -86,7 +91,8 @@ export async function findTarget(
   const family = familyOf(languageId);
   const located = locateSymbol(text, line, symbol, family);
   const sync = await client.sync(confined.real, languageId, text);
-  const lineText = analyse(text, family).lines[located.line] ?? "";
+  const { lines } = analyse(text, family);
+  const lineText = lines[located.line] ?? "";
   const position = {
     line: located.line,
     character: toEncoding(lineText, located.character, client.encoding),
@@ -101,7 +107,7 @@ export async function findTarget(
     ...(located.note ? { note: located.note } : {}),
   };
   await warmedUp(base, client, sync);
-  return { client, languageId, file: confined.real, position, target };
+  return { client, languageId, file: confined.real, position, target, lines };
 }
 
 /**
