@@ -89,6 +89,23 @@ describe("workspace trust", () => {
     expect(ran).toMatch(/rust-analyzer @ \.: cargo check --quiet --message-format=json → 0 findings/);
     expect(existsSync(marker)).toBe(true);
   }, 120_000);
+
+  it("untrusted: a write's diagnostics say once that rust-analyzer runs without cargo check (its clean answer is not the checker's)", async () => {
+    const workdir = await workdirWith({
+      "Cargo.toml": '[package]\nname = "app"\nversion = "0.1.0"\nedition = "2021"\n',
+      "src/main.rs": 'fn main() {\n    let total = 1 + 2;\n    println!("{total}");\n}\n',
+    });
+    const run = track(await createRun({ workdir, kernels: false, approver: "always" }));
+    const client = await run.link({ surface: "full" });
+    const edit = (from: string, to: string) =>
+      call(client, "edit", { path: "src/main.rs", old_string: from, new_string: to });
+    const first = textOf(await edit("1 + 2", "1 + 3"));
+    expect(first).toMatch(/^Diagnostics after this write: /m);
+    expect(first).toContain(
+      "(workspace not trusted: rust-analyzer runs without build scripts, proc macros and cargo check (each runs the project's code); type errors that only cargo check finds are not reported; lsp status says more)",
+    );
+    expect(textOf(await edit("1 + 3", "1 + 4"))).not.toContain("not trusted");
+  }, 120_000);
 });
 
 describe("a go.mod cannot make runbound fetch and run a Go toolchain", () => {

@@ -86,6 +86,10 @@ export class WriteDiagnostics {
       ...(added.length > grouped.covered ? [`  +${added.length - grouped.covered} more`] : []),
       ...(resolved ? [`${plural(resolved, "earlier diagnostic")} resolved.`] : []),
     ];
+    for (const server of new Set(files.map((f) => ("server" in f ? f.server : undefined)))) {
+      const note = server && this.#base.trustNoteOnce(server);
+      if (note) lines.push(note);
+    }
     const served = files.some((f) => !("unavailable" in f));
     const body = served ? [head + (added.length ? ":" : "."), ...shown, ...tail, ...lines] : lines;
     if (body.length === 0 && this.#toldUnavailable.size === before) return { text: "", value };

@@ -69,19 +69,17 @@ export class LanguageService implements LspBase {
   ): Promise<LspAnswer> {
     await this.outside.settled();
     const answer = await navigate(this, await findTarget(this, file, line, symbol), action, signal, options);
-    const server = answer.structured.server;
-    if (!server || this.supervisor.trusted || this.#toldTrust.has(server)) return answer;
+    return withTrustNote(this, answer);
+  }
+
+  trustNoteOnce(server: string): string | undefined {
+    if (this.supervisor.trusted || this.#toldTrust.has(server)) return undefined;
     this.#toldTrust.add(server);
     const notes = this.supervisor
       .trustNotes()
       .filter((t) => t.id === server)
       .map((t) => t.note);
-    return notes.length
-      ? {
-          ...answer,
-          text: `${answer.text}\n(workspace not trusted: ${notes.join("; ")}; lsp status says more)`,
-        }
-      : answer;
+    return notes.length ? `(workspace not trusted: ${notes.join("; ")}; lsp status says more)` : undefined;
   }
 
   async symbols(
@@ -94,7 +92,7 @@ export class LanguageService implements LspBase {
 
   async fileDiagnostics(file: string, signal: AbortSignal): Promise<LspAnswer> {
     await this.outside.settled();
-    return fileDiagnostics(this, file, signal);
+    return withTrustNote(this, await fileDiagnostics(this, file, signal));
   }
 
   /** The project-wide check: every root of every catalog server, its checker's findings; counts per file first. */
@@ -189,4 +187,11 @@ export class LanguageService implements LspBase {
     await this.outside.dispose();
     await this.supervisor.dispose();
   }
+}
+
+/** The answer, with what an untrusted workspace changes for its server the first time that server answers. */
+function withTrustNote(base: LspBase, answer: LspAnswer): LspAnswer {
+  const server = answer.structured.server;
+  const note = server ? base.trustNoteOnce(server) : undefined;
+  return note ? { ...answer, text: `${answer.text}\n${note}` } : answer;
 }

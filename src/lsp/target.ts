@@ -20,6 +20,8 @@ export interface LspBase {
   readonly workdir: string;
   readonly supervisor: LspSupervisor;
   readonly journal: DiagnosticsJournal;
+  /** What an untrusted workspace changes for `server` (rust-analyzer: no cargo check), the first time it is asked. */
+  trustNoteOnce(server: string): string | undefined;
 }
 
 /** An action's target: the file's server and language, its path, and the symbol's position as the server counts. */
