@@ -4,11 +4,11 @@
  * the next token (`1if`, `1in`), `$` beside a word, a word beside a metavariable, a non-ASCII letter.
  */
 import { describe, expect, it } from "vitest";
+import { METAVAR } from "../src/ast/compile.js";
 import { holdsWord, literalWords } from "../src/ast/words.js";
 import { createRun } from "../src/index.js";
 import { astGrepCli, track, workdirWith } from "./helpers.js";
 
-const METAVAR = /\$\$\$([A-Z_][A-Z0-9_]*)?|\$([A-Z_][A-Z0-9_]*)/g;
 const bounded = (text: string) => ({ text, left: true, right: true });
 const never = new AbortController().signal;
 

@@ -34,7 +34,8 @@ const HEADER_WORDS = new Set(
   ),
 );
 
-const METAVAR = /\$\$\$([A-Z_][A-Z0-9_]*)?|\$([A-Z_][A-Z0-9_]*)/g;
+/** A metavariable in a pattern: `$$$NAME`, a bare `$$$`, or `$NAME` (global: for replace and matchAll only). */
+export const METAVAR = /\$\$\$([A-Z_][A-Z0-9_]*)?|\$([A-Z_][A-Z0-9_]*)/g;
 
 /**
  * `body`: the name of the metavariable that stands for a completed header's body — `_` (matched, not captured) to

@@ -19,16 +19,16 @@ const HOLE = "\u0000";
 /** The words (two or more letters, digits or `_`) of a pattern whose metavariables `metavar` finds. */
 export function literalWords(pattern: string, metavar: RegExp): LiteralWord[] {
   const text = pattern.replace(metavar, HOLE);
-  const words = new Map<string, LiteralWord>();
+  const words: LiteralWord[] = [];
   for (const m of text.matchAll(/[\p{L}\p{N}_]{2,}/gu)) {
     const word = m[0];
     // A number's digits may run into its suffix (`10ms`, `1u32`): a word that starts with a digit is not bounded.
     const bounded = /^[\p{L}_]/u.test(word);
     const left = bounded && text[m.index - 1] !== HOLE;
     const right = bounded && text[m.index + word.length] !== HOLE;
-    words.set(`${Number(left)}${Number(right)}${word}`, { text: word, left, right });
+    words.push({ text: word, left, right });
   }
-  return [...words.values()];
+  return mergedWords([words]);
 }
 
 /** The same words, once each, for a rule made of several patterns. */

@@ -82,7 +82,9 @@ class FrameWriter extends AbstractMessageWriter implements MessageWriter {
     });
   }
 
-  end(): void {}
+  end(): void {
+    this.#stream.end();
+  }
 }
 
 /**

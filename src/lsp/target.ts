@@ -38,8 +38,10 @@ export interface Target {
 /** The pause between two asks of a server that may still be analysing the workspace (its answers are confirmed). */
 export const CONFIRM_PAUSE_MS = 300;
 
-/** Reads snippets for answers from the workdir and the run's library roots only. */
-/** `t`: the target's file is quoted from the text just synced, which was confined to the workdir. */
+/**
+ * Reads snippets for answers from the workdir and the run's library roots only; with `t`, the target's file from the
+ * text just synced (it was confined to the workdir).
+ */
 export function snippetReader(base: LspBase, t?: Target): SnippetReader {
   const reader = new SnippetReader(base.workdir, libraryRoots(base.supervisor.home));
   if (t) reader.knows(t.file, t.lines);
