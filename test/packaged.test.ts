@@ -113,16 +113,37 @@ beforeAll(async () => {
 
 afterAll(() => rm(packDir, { recursive: true, force: true }));
 
+/**
+ * The harness's own AI SDK beside runbound: 7, the newest major, where its Node (≥ 22) runs it; 6 on Node 20 (the
+ * version this checkout tests with).
+ */
+const AI_7 = "7.0.173";
+const AI_6 = (
+  JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
+    devDependencies: Record<string, string>;
+  }
+).devDependencies.ai as string;
+
 /** npm's hoisted layout on each Node, and pnpm's symlinked one (which also skips install scripts, Deno's too). */
 const PNPM = path.join(ROOT, "node_modules", "pnpm", "bin", "pnpm.cjs");
 const INSTALLS = [
-  { label: `npm, Node ${process.versions.node} (this machine's)`, node: () => process.execPath, pnpm: false },
-  { label: "npm, Node 22 (.tools/)", node: node22, pnpm: false },
-  { label: "npm, Node 24 (.tools/)", node: node24, pnpm: false },
-  { label: `pnpm, Node ${process.versions.node}`, node: () => process.execPath, pnpm: true },
+  {
+    label: `npm, Node ${process.versions.node} (this machine's), AI SDK 6`,
+    node: () => process.execPath,
+    pnpm: false,
+    ai: AI_6,
+  },
+  { label: "npm, Node 22 (.tools/), AI SDK 7", node: node22, pnpm: false, ai: AI_7 },
+  { label: "npm, Node 24 (.tools/), AI SDK 7", node: node24, pnpm: false, ai: AI_7 },
+  {
+    label: `pnpm, Node ${process.versions.node}, AI SDK 6`,
+    node: () => process.execPath,
+    pnpm: true,
+    ai: AI_6,
+  },
 ];
 
-describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm }) => {
+describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm, ai }) => {
   let project = "";
   let scratch = "";
   let env: NodeJS.ProcessEnv = {};
@@ -139,13 +160,13 @@ describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm }) => {
     }
     writeFileSync(
       path.join(project, "package.json"),
-      // A harness's own TypeScript, and Node's types (runbound's declarations use them).
+      // A harness's own TypeScript, Node's types (runbound's declarations use them) and AI SDK.
       JSON.stringify({
         name: "consumer",
         version: "1.0.0",
         private: true,
         type: "module",
-        devDependencies: { "@types/node": "20.19.43", typescript: "7.0.2" },
+        devDependencies: { "@types/node": "20.19.43", typescript: "7.0.2", ai },
       }),
     );
     env = environment(node(), scratch);
@@ -220,6 +241,27 @@ describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm }) => {
         if (key !== "pipe") expect(text, key).not.toMatch(/^ERROR/);
     },
     5 * MINUTES,
+  );
+
+  it(
+    "the harness's own AI SDK runs a worker on its mock model; a plot reaches the model as an image, no warning",
+    async () => {
+      writeFileSync(
+        path.join(project, "ai-check.mjs"),
+        readFileSync(path.join(ROOT, "test/fixtures/packaged-ai-check.mjs")),
+      );
+      const { stdout, stderr } = await inProject("node", ["ai-check.mjs"]);
+      const out = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as Record<string, unknown>;
+      const seven = ai.startsWith("7.");
+      expect(out.model).toBe(seven ? "v4" : "v3");
+      expect(out.worker).toBe("a.txt says alpha");
+      // AI SDK 7 takes an image as a `file` part; its `image-data` still works there but warns on every image.
+      expect(out.parts).toEqual(["text", seven ? "file" : "image-data"]);
+      expect(out.png).toBe(true);
+      expect(out.warnings).toEqual([]);
+      expect(stderr).not.toMatch(/AI SDK Warning/);
+    },
+    3 * MINUTES,
   );
 
   it(

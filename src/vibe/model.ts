@@ -63,7 +63,7 @@ export function modelBackend(model: AiSdkLanguageModel, options: ModelBackendOpt
             .catch((error: Error) => {
               if (!/specification version/i.test(error.message)) throw error;
               throw new Error(
-                `${error.message} — the model implements specification ${model.specificationVersion}; AI SDK 5 runs v2 models only, AI SDK 6 runs v2 and v3: install the AI SDK major that matches the provider.`,
+                `${error.message} — the model implements specification ${model.specificationVersion}; AI SDK 5 runs v2 models only, AI SDK 6 runs v2 and v3, AI SDK 7 runs v2, v3 and v4: install the AI SDK major that matches the provider.`,
               );
             });
           return { ok: true, result: result.text };
@@ -98,6 +98,7 @@ export async function aiSdkTools(
   onCall: (name: string) => void = () => {},
 ): Promise<ToolSet> {
   const ai = await loadAiSdk();
+  const imagePart = imagePartOf(ai);
   const { tools } = await client.listTools();
   const toolset: ToolSet = {};
   for (const t of tools) {
@@ -109,9 +110,9 @@ export async function aiSdkTools(
         const result = await client.callTool({ name: t.name, arguments: input as Record<string, unknown> });
         return callOutput(result.content as ContentBlock[]);
       },
-      // AI SDK 5 passes the output itself and takes `media` parts; 6 and 7 pass { toolCallId, input, output } and
-      // take `image-data` parts. The cast: one function serves both signatures.
-      toModelOutput: ((arg: unknown) => modelOutput(arg)) as never,
+      // AI SDK 5 passes the output itself; 6 and 7 pass { toolCallId, input, output }. The cast: one function
+      // serves both signatures.
+      toModelOutput: ((arg: unknown) => modelOutput(arg, imagePart)) as never,
     });
   }
   return toolset;
@@ -134,17 +135,48 @@ function isCallOutput(value: unknown): value is CallOutput {
   return typeof value === "object" && value !== null && "text" in value && "images" in value;
 }
 
-function modelOutput(arg: unknown): unknown {
+type ImagePart = "file" | "image-data" | "media";
+
+/**
+ * How this AI SDK takes an image in a tool's result, asked of its own message schema: `file` with `{ type: "data" }`
+ * (AI SDK 7, which still takes `image-data` but prints a deprecation warning for every one), `image-data` (6),
+ * `media` (5).
+ */
+function imagePartOf(ai: AiSdk): ImagePart | undefined {
+  const schema = (ai as { toolModelMessageSchema?: { safeParse?: unknown } }).toolModelMessageSchema;
+  const parse = schema?.safeParse;
+  if (typeof parse !== "function") return undefined;
+  const accepts = (part: Record<string, unknown>) => {
+    const output = { type: "content", value: [{ ...part, mediaType: "image/png" }] };
+    const message = {
+      role: "tool",
+      content: [{ type: "tool-result", toolCallId: "probe", toolName: "probe", output }],
+    };
+    try {
+      return (parse.call(schema, message) as { success?: boolean }).success === true;
+    } catch {
+      return false;
+    }
+  };
+  if (accepts({ type: "file", data: { type: "data", data: "" } })) return "file";
+  return accepts({ type: "image-data", data: "" }) ? "image-data" : "media";
+}
+
+function modelOutput(arg: unknown, accepted: ImagePart | undefined): unknown {
   const v6 = typeof arg === "object" && arg !== null && "toolCallId" in arg && "output" in arg;
   const output = v6 ? (arg as { output: unknown }).output : arg;
   if (!isCallOutput(output)) return { type: "json", value: output ?? null };
   if (output.images.length === 0) return { type: "text", value: output.text };
-  const imageType = v6 ? "image-data" : "media";
+  const imagePart = accepted ?? (v6 ? "image-data" : "media");
   return {
     type: "content",
     value: [
       ...(output.text ? [{ type: "text", text: output.text }] : []),
-      ...output.images.map((image) => ({ type: imageType, data: image.data, mediaType: image.mediaType })),
+      ...output.images.map(({ data, mediaType }) =>
+        imagePart === "file"
+          ? { type: "file", mediaType, data: { type: "data", data } }
+          : { type: imagePart, data, mediaType },
+      ),
     ],
   };
 }
