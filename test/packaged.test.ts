@@ -32,8 +32,22 @@ const PROJECT: Record<string, string> = {
   "main.go":
     'package main\n\nimport "fmt"\n\nfunc double(n int) int { return n * 2 }\n\nfunc main() { fmt.Println(double(21)) }\n',
   // A consumer's own type check of the public API, under both module resolutions harnesses use.
-  "types/use.ts":
-    'import { createRun, modelBackend, type RunOptions } from "runbound";\nconst options: RunOptions = { workdir: "." };\nexport const made: Promise<unknown> = createRun(options);\nexport const backend: unknown = modelBackend;\n',
+  // With the harness's own AI SDK: aiSdkTools' ToolSet and modelBackend's model are that SDK's types.
+  "types/use.ts": [
+    'import { generateText, stepCountIs } from "ai";',
+    'import { MockLanguageModelV3 } from "ai/test";',
+    'import { aiSdkTools, createRun, modelBackend, type RunOptions } from "runbound";',
+    'const options: RunOptions = { workdir: "." };',
+    "export const made: Promise<unknown> = createRun(options);",
+    "export const backend: unknown = modelBackend(new MockLanguageModelV3({}));",
+    "export async function agent(): Promise<string> {",
+    '  const client = await (await createRun({ workdir: "." })).link({ surface: "plan" });',
+    "  const tools = await aiSdkTools(client);",
+    "  const model = new MockLanguageModelV3({});",
+    '  return (await generateText({ model, tools, prompt: "hi", stopWhen: stepCountIs(3) })).text;',
+    "}",
+    "",
+  ].join("\n"),
   "types/tsconfig.nodenext.json": JSON.stringify({
     compilerOptions: {
       strict: true,
@@ -331,7 +345,7 @@ describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm, ai }) =
     expect(typed.stdout).toMatch(/ {2}1\tdef greet\(name\):/);
   });
 
-  it("a consumer's tsc type-checks the public API with nodenext and bundler resolution", async () => {
+  it("a consumer's tsc type-checks the public API, with its own AI SDK's types, under nodenext and bundler resolution", async () => {
     const tsc = path.join(project, "node_modules", "typescript", "bin", "tsc");
     for (const config of ["types/tsconfig.nodenext.json", "types/tsconfig.bundler.json"])
       await expect(inProject("node", [tsc, "-p", config])).resolves.toBeDefined();
