@@ -164,6 +164,12 @@ describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm, ai }) =
   let installOutput = "";
   const inProject = (command: string, args: string[], timeout = 3 * MINUTES) =>
     run(command, args, { cwd: project, env, timeout, maxBuffer: 64 * 1024 * 1024 });
+  /** A script of test/fixtures run inside the project: the JSON object its last line prints, and its stderr. */
+  const runFixture = async <T>(name: string): Promise<{ out: T; stderr: string }> => {
+    writeFileSync(path.join(project, name), readFileSync(path.join(ROOT, "test/fixtures", name)));
+    const { stdout, stderr } = await inProject("node", [name]);
+    return { out: JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as T, stderr };
+  };
 
   beforeAll(async () => {
     scratch = await mkdtemp(path.join(tmpdir(), "runbound-consumer-"));
@@ -220,12 +226,7 @@ describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm, ai }) =
   it(
     "every tool family answers from the installed package, against its real component",
     async () => {
-      writeFileSync(
-        path.join(project, "check.mjs"),
-        readFileSync(path.join(ROOT, "test/fixtures/packaged-check.mjs")),
-      );
-      const { stdout } = await inProject("node", ["check.mjs"]);
-      const out = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as Record<string, string>;
+      const { out } = await runFixture<Record<string, string>>("packaged-check.mjs");
       // lsp: pyright and TypeScript 7 from runbound's own dependencies (module resolution), gopls from the home.
       expect(out.lsp_status).toMatch(/^ {2}pyright: can serve \. \(starts on first use\)$/m);
       expect(out.lsp_status).toMatch(/^ {2}tsgo: can serve \. \(starts on first use\)$/m);
@@ -260,12 +261,7 @@ describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm, ai }) =
   it(
     "the harness's own AI SDK runs a worker on its mock model; a plot reaches the model as an image, no warning",
     async () => {
-      writeFileSync(
-        path.join(project, "ai-check.mjs"),
-        readFileSync(path.join(ROOT, "test/fixtures/packaged-ai-check.mjs")),
-      );
-      const { stdout, stderr } = await inProject("node", ["ai-check.mjs"]);
-      const out = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as Record<string, unknown>;
+      const { out, stderr } = await runFixture<Record<string, unknown>>("packaged-ai-check.mjs");
       const seven = ai.startsWith("7.");
       expect(out.model).toBe(seven ? "v4" : "v3");
       expect(out.worker).toBe("a.txt says alpha");
