@@ -75,10 +75,7 @@ export class LanguageService implements LspBase {
   trustNoteOnce(server: string): string | undefined {
     if (this.supervisor.trusted || this.#toldTrust.has(server)) return undefined;
     this.#toldTrust.add(server);
-    const notes = this.supervisor
-      .trustNotes()
-      .filter((t) => t.id === server)
-      .map((t) => t.note);
+    const notes = this.supervisor.trustNotes(server).map((t) => t.note);
     return notes.length ? `(workspace not trusted: ${notes.join("; ")}; lsp status says more)` : undefined;
   }
 

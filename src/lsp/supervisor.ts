@@ -347,9 +347,11 @@ export class LspSupervisor {
   }
 
   /** What an untrusted workspace changes here, per server (nothing when trusted). */
-  trustNotes(): { id: string; note: string }[] {
+  trustNotes(server?: string): { id: string; note: string }[] {
     if (this.trusted) return [];
-    return this.specs.flatMap((spec) => {
+    // One server's notes look for its binaries only: every catalog entry's took ~20 ms of a first answer.
+    const specs = server === undefined ? this.specs : this.specs.filter((spec) => spec.id === server);
+    return specs.flatMap((spec) => {
       const root = rootsIn(this.workdir, spec.rootMarkers)[0];
       return root ? untrustedNotes(spec, root, this.workdir, this.home) : [];
     });
