@@ -111,8 +111,9 @@ describe("eval on real kernels", () => {
     expect(textOf(await cell("!ls"))).toBe("notes.txt");
     expect(textOf(await cell("%cd .."))).toBe(workdir);
     expect(textOf(await cell("%%timeit -n 3 -r 2\nsum(range(100))"))).toMatch(
-      // (timeit may add a line before it: "The slowest run took 4.90 times longer than the fastest…")
-      /(^|\n)[\d.]+ [µμnm]?s ± [\d.]+ [µμnm]?s per loop \(mean ± std\. dev\. of 2 runs, 3 loops each\)$/,
+      // (timeit may add a line before it: "The slowest run took 4.90 times longer than the fastest…"; its figures are
+      // %.3g, so a mean of 999.6 ns reads "1e+03 ns")
+      /(^|\n)[\d.]+(e\+\d+)? [µμnm]?s ± [\d.]+(e\+\d+)? [µμnm]?s per loop \(mean ± std\. dev\. of 2 runs, 3 loops each\)$/,
     );
   });
 
