@@ -349,7 +349,7 @@ export class LspSupervisor {
   /** What an untrusted workspace changes here, per server (nothing when trusted). */
   trustNotes(server?: string): { id: string; note: string }[] {
     if (this.trusted) return [];
-    // One server's notes look for its binaries only: every catalog entry's took ~20 ms of a first answer.
+    // One server's notes look up its own binaries only: every catalog entry's slowed each run's first answer.
     const specs = server === undefined ? this.specs : this.specs.filter((spec) => spec.id === server);
     return specs.flatMap((spec) => {
       const root = rootsIn(this.workdir, spec.rootMarkers)[0];

@@ -22,9 +22,9 @@ const WORKSPACE = path.resolve(import.meta.dirname, "../../examples/workspace");
 const ROUNDS = 15;
 const CALLS = 40;
 /**
- * Calls of each side, alternating, before a warm row is timed. V8 keeps compiling both paths for the first thousand
- * or so calls (gopls call_hierarchy, measured: the tool 1.55 → 1.09 ms, the raw pair 0.95 → 0.73): timed earlier, a
- * row measured the compiler as much as the call. The rows' first calls stay printed for the hierarchies.
+ * Calls of each side, alternating, before a warm row is timed: V8 keeps compiling both paths for the first thousand
+ * or so calls, and a row timed earlier measured the compiler as much as the call (docs/lsp.md). call_hierarchy's
+ * first calls stay printed as their own row.
  */
 const WARMUP = 1000;
 
