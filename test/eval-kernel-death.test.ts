@@ -40,11 +40,11 @@ describe("a kernel that dies", () => {
     const workdir = await workdirWith();
     await mkdir(path.join(workdir, ".venv/bin"), { recursive: true });
     const python = path.join(workdir, ".venv/bin/python");
-    // Answers runbound's "has it ipykernel?" check, then fails as a kernel.
-    await writeFile(
-      python,
-      '#!/bin/sh\nif [ "$1" = "-c" ]; then exit 0; fi\necho "this environment is broken: no kernel here" >&2\nexit 3\n',
-    );
+    // Has ipykernel by its folders (what runbound looks at), and fails as a kernel.
+    const ipykernel = path.join(workdir, ".venv/lib/python3.11/site-packages/ipykernel");
+    await mkdir(ipykernel, { recursive: true });
+    await writeFile(path.join(ipykernel, "__init__.py"), "");
+    await writeFile(python, '#!/bin/sh\necho "this environment is broken: no kernel here" >&2\nexit 3\n');
     await chmod(python, 0o755);
     const run = track(await createRun({ workdir, approver: "always", lsp: false }));
     const client = await run.link({ surface: "full" });

@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
+import { environmentHas } from "../files/python-env.js";
 import { packageRoot } from "../home.js";
 import { resolveBinary } from "../proc/binaries.js";
 import { childEnvironment } from "../proc/environment.js";
@@ -78,7 +79,7 @@ export const ADAPTERS: readonly AdapterSpec[] = [
       const python = choosePython(root, workdir, home);
       if (!python)
         return { missing: "no Python interpreter found (VIRTUAL_ENV, .venv, venv, runbound's home, PATH)" };
-      if (!hasDebugpy(python.path)) {
+      if (!hasDebugpy(python)) {
         const own = python.from.startsWith("the project") || python.from === "VIRTUAL_ENV";
         return {
           missing: own
@@ -185,7 +186,17 @@ export const ADAPTERS: readonly AdapterSpec[] = [
 /** Interpreters known to have debugpy (asking costs ~150 ms; a "no" is asked again, it may have been installed). */
 const WITH_DEBUGPY = new Set<string>();
 
-function hasDebugpy(python: string): boolean {
+/**
+ * Whether the interpreter has debugpy. A project's own (.venv, venv) is the repository's code: its folders are
+ * looked at, the program is never run (on the host it would run outside the run's sandbox).
+ */
+function hasDebugpy(python: { path: string; from: string }): boolean {
+  return python.from.startsWith("the project")
+    ? environmentHas(python.path, "debugpy")
+    : interpreterImportsDebugpy(python.path);
+}
+
+function interpreterImportsDebugpy(python: string): boolean {
   if (WITH_DEBUGPY.has(python)) return true;
   const check = spawnSync(python, ["-c", "import debugpy"], {
     encoding: "utf8",

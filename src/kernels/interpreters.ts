@@ -1,8 +1,7 @@
 /** Which interpreter runs a run's Python cells: the project's environment when it can, else runbound's own. */
-import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { childEnvironment } from "../proc/environment.js";
+import { environmentHas } from "../files/python-env.js";
 import { homeLayout } from "../setup/home.mjs";
 
 /**
@@ -12,11 +11,8 @@ import { homeLayout } from "../setup/home.mjs";
 export function pythonForCells(workdir: string, home: string): { python: string; notice?: string } {
   const own = homeLayout(home).python;
   const envs = projectEnvironments(workdir);
-  // A check runs the project's interpreter: it gets the environment a child of the run gets, credentials dropped.
-  const scrubbed = childEnvironment(process.env);
-  const withKernel = envs.find(
-    (env) => spawnSync(env.python, ["-c", "import ipykernel"], { env: scrubbed }).status === 0,
-  );
+  // Looked up in its folders, never asked of the interpreter: that is the project's code, and would run on the host.
+  const withKernel = envs.find((env) => environmentHas(env.python, "ipykernel"));
   if (withKernel) return { python: withKernel.python };
   const first = envs[0];
   if (!first) return { python: own };
