@@ -4,7 +4,6 @@
  * Deno's kernel from the npm `deno` package), each with the tool() prelude that bridges calls over the kernel's
  * stdin channel.
  */
-import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
@@ -27,6 +26,7 @@ import { answered, type Interpreter, KernelStartFailure, startFailure, stderrTai
 import { outsideRunLogger, withRunLogger } from "./library-console.js";
 import type { KernelOptions } from "./options.js";
 import { PRELUDE } from "./prelude.js";
+import { pythonImports } from "./python-imports.js";
 import type { KernelLanguage } from "./schema.js";
 import { JupyterServer, serverAnswers } from "./server.js";
 import { leaseSharedServer, type SharedLease } from "./shared-server.js";
@@ -303,9 +303,7 @@ export class KernelPool {
       const serverPython = homeLayout(this.#home).python;
       if (
         !existsSync(serverPython) ||
-        spawnSync(serverPython, ["-c", "import jupyter_server, ipykernel"], {
-          env: childEnvironment(process.env),
-        }).status !== 0
+        !(await pythonImports(serverPython, ["jupyter_server", "ipykernel"], childEnvironment(process.env)))
       ) {
         throw new ToolError(
           `eval needs runbound's Python environment (jupyter_server, ipykernel), which is not installed in runbound's home (${this.#home}). Install it: ${setupCommand("python")}; then call eval again.`,
