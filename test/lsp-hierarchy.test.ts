@@ -225,7 +225,7 @@ function trustNote(c: Case): string {
   if (c.server === "gopls")
     return "\n(workspace not trusted: gopls and go vet use the machine's Go, never a toolchain the go.mod names (it would be downloaded and run); lsp status says more)";
   if (c.server === "rust-analyzer")
-    return "\n(workspace not trusted: rust-analyzer runs without build scripts, proc macros and cargo check (each runs the project's code); type errors that only cargo check finds are not reported; lsp status says more)";
+    return "\n(workspace not trusted: rust-analyzer runs without build scripts, proc macros and cargo check (each runs the project's code), and with rustup's default toolchain and cargo's own rustc whatever the project's rust-toolchain.toml or .cargo/config.toml name; type errors that only cargo check finds are not reported; lsp status says more)";
   return "";
 }
 

@@ -90,6 +90,50 @@ describe("workspace trust", () => {
     expect(existsSync(marker)).toBe(true);
   }, 120_000);
 
+  it("untrusted: a rust-toolchain.toml's own toolchain and .cargo/config.toml's rustc and wrapper never run", async () => {
+    const project = {
+      "Cargo.toml": '[package]\nname = "hostile"\nversion = "0.1.0"\nedition = "2021"\n',
+      "src/main.rs": 'fn helper() -> i32 {\n    1\n}\n\nfn main() {\n    println!("{}", helper());\n}\n',
+    };
+    // Each program leaves a mark and fails: rustup would run the toolchain's, cargo the config's.
+    const leavesMark = (workdir: string, name: string) =>
+      `#!/bin/sh\necho "${name} $*" >> "${path.join(workdir, "PWNED")}"\nexit 1\n`;
+    const toolchain = await workdirWith(project);
+    for (const name of ["rust-analyzer", "cargo", "rustc"]) {
+      await mkdir(path.join(toolchain, "own/bin"), { recursive: true });
+      await writeFile(path.join(toolchain, "own/bin", name), leavesMark(toolchain, name));
+      await chmod(path.join(toolchain, "own/bin", name), 0o755);
+    }
+    await writeFile(
+      path.join(toolchain, "rust-toolchain.toml"),
+      `[toolchain]\npath = "${path.join(toolchain, "own")}"\n`,
+    );
+    const config = await workdirWith(project);
+    for (const name of ["wrapper", "rustc"]) {
+      await writeFile(path.join(config, name), leavesMark(config, name));
+      await chmod(path.join(config, name), 0o755);
+    }
+    await mkdir(path.join(config, ".cargo"));
+    await writeFile(
+      path.join(config, ".cargo/config.toml"),
+      `[build]\nrustc-wrapper = "${path.join(config, "wrapper")}"\nrustc = "${path.join(config, "rustc")}"\n`,
+    );
+    for (const workdir of [toolchain, config]) {
+      const run = track(await createRun({ workdir, kernels: false }));
+      const plan = await run.link({ surface: "plan" });
+      const found = textOf(
+        await call(plan, "lsp", { action: "definition", file: "src/main.rs", line: 6, symbol: "helper" }),
+      );
+      expect(found, workdir).toMatch(/^src\/main\.rs:1 {2}fn helper\(\) -> i32 \{/);
+      expect(found).toContain("with rustup's default toolchain and cargo's own rustc");
+      const marks = existsSync(path.join(workdir, "PWNED"))
+        ? await readFile(path.join(workdir, "PWNED"), "utf8")
+        : "";
+      expect(marks, workdir).toBe("");
+      await run.dispose();
+    }
+  }, 120_000);
+
   it("untrusted: a write's diagnostics say once that rust-analyzer runs without cargo check (its clean answer is not the checker's)", async () => {
     const workdir = await workdirWith({
       "Cargo.toml": '[package]\nname = "app"\nversion = "0.1.0"\nedition = "2021"\n',
@@ -102,7 +146,7 @@ describe("workspace trust", () => {
     const first = textOf(await edit("1 + 2", "1 + 3"));
     expect(first).toMatch(/^Diagnostics after this write: /m);
     expect(first).toContain(
-      "(workspace not trusted: rust-analyzer runs without build scripts, proc macros and cargo check (each runs the project's code); type errors that only cargo check finds are not reported; lsp status says more)",
+      "(workspace not trusted: rust-analyzer runs without build scripts, proc macros and cargo check (each runs the project's code), and with rustup's default toolchain and cargo's own rustc whatever the project's rust-toolchain.toml or .cargo/config.toml name; type errors that only cargo check finds are not reported; lsp status says more)",
     );
     expect(textOf(await edit("1 + 3", "1 + 4"))).not.toContain("not trusted");
   }, 120_000);

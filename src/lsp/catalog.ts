@@ -1,6 +1,7 @@
 import type { BinaryCandidate } from "../proc/binaries.js";
 import { setupCommand } from "../setup/components.mjs";
 import { npmBin } from "../setup/npm.js";
+import { rustWithoutProjectPrograms } from "./rust-toolchain.js";
 
 /**
  * The language servers runbound knows: which files each serves, the root markers that say "this is a project of
@@ -194,7 +195,11 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
       untrusted: {
         initializationOptions: RUST_WITHOUT_PROJECT_CODE,
         settings: { "rust-analyzer": RUST_WITHOUT_PROJECT_CODE },
-        note: "rust-analyzer runs without build scripts, proc macros and cargo check (each runs the project's code); type errors that only cargo check finds are not reported",
+        // Read when an untrusted run first needs its servers (it asks rustup once per process).
+        get env() {
+          return rustWithoutProjectPrograms();
+        },
+        note: "rust-analyzer runs without build scripts, proc macros and cargo check (each runs the project's code), and with rustup's default toolchain and cargo's own rustc whatever the project's rust-toolchain.toml or .cargo/config.toml name; type errors that only cargo check finds are not reported",
       },
     },
     {
