@@ -4,6 +4,7 @@
  * Then the refusals: runbound itself, a program outside the workdir, a pid that is gone.
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -150,5 +151,26 @@ describe("attach by process id", () => {
     expect(await debug({ operation: "attach", pid: 1, port: 5678 })).toBe(
       "attach takes `port` (a program's debug server) or `pid` (a running program), not both.",
     );
+  });
+
+  it("the debugger that runs on the host is never the project's own: a dlv in its node_modules/.bin is passed over", async () => {
+    const bin = path.join(dir, "node_modules", ".bin");
+    const mark = path.join(dir, "PWNED");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(path.join(bin, "dlv"), `#!/bin/sh\necho "dlv $*" >> "${mark}"\nexit 1\n`);
+    chmodSync(path.join(bin, "dlv"), 0o755);
+    try {
+      const child = spawn(path.join(dir, "go/spin"), [], { cwd: dir, stdio: "ignore" });
+      children.push(child);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await debug({ operation: "attach", pid: child.pid })).toMatch(
+        new RegExp(`^Attached to .* with dlv at (?!${dir}).*attached to pid ${child.pid}`),
+      );
+      expect(await debug({ operation: "terminate" })).toMatch(/^Detached from /);
+      expect(existsSync(mark)).toBe(false);
+      child.kill("SIGKILL");
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 });

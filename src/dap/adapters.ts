@@ -47,8 +47,17 @@ export interface AdapterSpec {
   /** Program file extensions this adapter debugs (an executable without extension goes to lldb). */
   readonly extensions: readonly string[];
   readonly install: string;
-  /** `home`: runbound's home, where `runbound setup` put its Python environment, delve. */
-  resolve(root: string, workdir: string, home: string): ResolvedAdapter | { missing: string };
+  /**
+   * `home`: runbound's home, where `runbound setup` put its Python environment, delve. `project: false` leaves the
+   * project's own binaries and environments out: for a debugger that runs on the host (an attach), where they
+   * would run outside the run's sandbox.
+   */
+  resolve(
+    root: string,
+    workdir: string,
+    home: string,
+    options?: { readonly project?: boolean },
+  ): ResolvedAdapter | { missing: string };
   launchArguments(program: string, args: readonly string[], cwd: string): Record<string, unknown>;
 }
 
@@ -75,8 +84,8 @@ export const ADAPTERS: readonly AdapterSpec[] = [
     rootMarkers: ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"],
     extensions: [".py"],
     install: `${setupCommand("python")} (runbound's Python environment has debugpy)`,
-    resolve(root, workdir, home) {
-      const python = choosePython(root, workdir, home);
+    resolve(root, workdir, home, options) {
+      const python = choosePython(root, workdir, home, options?.project ?? true);
       if (!python)
         return { missing: "no Python interpreter found (VIRTUAL_ENV, .venv, venv, runbound's home, PATH)" };
       if (!hasDebugpy(python)) {
@@ -113,12 +122,13 @@ export const ADAPTERS: readonly AdapterSpec[] = [
     rootMarkers: ["go.mod"],
     extensions: [".go"],
     install: `${setupCommand("delve")} (builds it with the machine's Go into runbound's home)`,
-    resolve(root, workdir, home) {
+    resolve(root, workdir, home, options) {
       const found = resolveBinary(
         { name: "dlv", args: ["dap", "--listen=127.0.0.1:0"] },
         root,
         workdir,
         home,
+        options,
       );
       if (!found) return { missing: "dlv was not found in the project, runbound's home or PATH" };
       const cache = path.join(
@@ -145,9 +155,9 @@ export const ADAPTERS: readonly AdapterSpec[] = [
     rootMarkers: ["Cargo.toml", "CMakeLists.txt", "compile_commands.json", "Makefile"],
     extensions: ["", ".out", ".bin"],
     install: `${setupCommand("lldb")} (apt-get as root; otherwise the system's lldb package: its adapter is lldb-dap, or lldb-vscode-NN on older distributions)`,
-    resolve(root, workdir, home) {
+    resolve(root, workdir, home, options) {
       for (const name of LLDB_ADAPTERS) {
-        const found = resolveBinary({ name, args: [], versioned: true }, root, workdir, home);
+        const found = resolveBinary({ name, args: [], versioned: true }, root, workdir, home, options);
         if (found)
           return {
             id: "lldb",
@@ -211,11 +221,12 @@ function choosePython(
   root: string,
   workdir: string,
   home: string,
+  project: boolean,
 ): { path: string; from: string } | undefined {
   const venv = process.env.VIRTUAL_ENV;
   if (venv && existsSync(path.join(venv, "bin", "python")))
     return { path: path.join(venv, "bin", "python"), from: "VIRTUAL_ENV" };
-  for (let dir = root; ; dir = path.dirname(dir)) {
+  for (let dir = root; project; dir = path.dirname(dir)) {
     for (const name of [".venv", "venv"]) {
       const python = path.join(dir, name, "bin", "python");
       if (existsSync(python)) return { path: python, from: `the project's ${name}` };

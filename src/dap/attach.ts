@@ -41,7 +41,7 @@ export function portTarget(port: number, workdir: string, home: string): AttachP
   const held = server.listener.pid ? ` (pid ${server.listener.pid})` : "";
   if (server.kind === "lldb-server") {
     const spec = ADAPTERS.find((a) => a.id === "lldb")!;
-    const resolved = spec.resolve(workdir, workdir, home);
+    const resolved = spec.resolve(workdir, workdir, home, { project: false });
     if ("missing" in resolved)
       throw new ToolError(`lldb cannot attach to ${address}: ${resolved.missing}. Fix: ${spec.install}.`);
     return {
@@ -72,7 +72,7 @@ export function portTarget(port: number, workdir: string, home: string): AttachP
 export function pidTarget(pid: number, workdir: string, home: string): AttachPlan {
   const traced = traceable(pid, realpathSync(workdir));
   const spec = ADAPTERS.find((a) => a.id === traced.adapter)!;
-  const resolved = spec.resolve(traced.cwd, workdir, home);
+  const resolved = spec.resolve(traced.cwd, workdir, home, { project: false });
   const label = `\`${traced.argv.join(" ").slice(0, 120)}\` (pid ${pid})`;
   if ("missing" in resolved)
     throw new ToolError(`${spec.name} cannot attach to ${label}: ${resolved.missing}. Fix: ${spec.install}.`);
