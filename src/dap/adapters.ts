@@ -89,7 +89,7 @@ export const ADAPTERS: readonly AdapterSpec[] = [
       if (!python)
         return { missing: "no Python interpreter found (VIRTUAL_ENV, .venv, venv, runbound's home, PATH)" };
       if (!hasDebugpy(python)) {
-        const own = python.from.startsWith("the project") || python.from === "VIRTUAL_ENV";
+        const own = python.project || python.from === "VIRTUAL_ENV";
         return {
           missing: own
             ? `${python.from} interpreter ${python.path} has no debugpy; install it there: ${python.path} -m pip install debugpy`
@@ -200,10 +200,8 @@ const WITH_DEBUGPY = new Set<string>();
  * Whether the interpreter has debugpy. A project's own (.venv, venv) is the repository's code: its folders are
  * looked at, the program is never run (on the host it would run outside the run's sandbox).
  */
-function hasDebugpy(python: { path: string; from: string }): boolean {
-  return python.from.startsWith("the project")
-    ? environmentHas(python.path, "debugpy")
-    : interpreterImportsDebugpy(python.path);
+function hasDebugpy(python: ChosenPython): boolean {
+  return python.project ? environmentHas(python.path, "debugpy") : interpreterImportsDebugpy(python.path);
 }
 
 function interpreterImportsDebugpy(python: string): boolean {
@@ -217,27 +215,34 @@ function interpreterImportsDebugpy(python: string): boolean {
   return check.status === 0;
 }
 
+/** An interpreter for debugpy, where it was found, and whether it is the project's own (the repository's code). */
+interface ChosenPython {
+  readonly path: string;
+  readonly from: string;
+  readonly project: boolean;
+}
+
 function choosePython(
   root: string,
   workdir: string,
   home: string,
   project: boolean,
-): { path: string; from: string } | undefined {
+): ChosenPython | undefined {
   const venv = process.env.VIRTUAL_ENV;
   if (venv && existsSync(path.join(venv, "bin", "python")))
-    return { path: path.join(venv, "bin", "python"), from: "VIRTUAL_ENV" };
+    return { path: path.join(venv, "bin", "python"), from: "VIRTUAL_ENV", project: false };
   for (let dir = root; project; dir = path.dirname(dir)) {
     for (const name of [".venv", "venv"]) {
       const python = path.join(dir, name, "bin", "python");
-      if (existsSync(python)) return { path: python, from: `the project's ${name}` };
+      if (existsSync(python)) return { path: python, from: `the project's ${name}`, project: true };
     }
     if (dir === workdir || !dir.startsWith(workdir) || path.dirname(dir) === dir) break;
   }
   const own = homeLayout(home).python;
-  if (existsSync(own)) return { path: own, from: "runbound's" };
+  if (existsSync(own)) return { path: own, from: "runbound's", project: false };
   for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
     const python = path.join(dir, "python3");
-    if (dir && existsSync(python)) return { path: python, from: "PATH" };
+    if (dir && existsSync(python)) return { path: python, from: "PATH", project: false };
   }
   return undefined;
 }
