@@ -10,7 +10,8 @@ import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun, type Run } from "../src/index.js";
-import { call, HOME, suiteWorkdir, textOf } from "./helpers.js";
+import { cacheFolder } from "../src/setup/home.mjs";
+import { call, suiteWorkdir, textOf } from "./helpers.js";
 
 const FILES = {
   "pyproject.toml": "",
@@ -263,10 +264,9 @@ for (const c of CASES) {
     });
 
     if (c.adapter === "delve")
-      it("confined, delve builds with a Go build cache of this workdir's in runbound's home (the home's own is hidden)", async () => {
+      it("confined, delve builds with a Go build cache of this workdir's in runbound's cache folder (the home's own is hidden, runbound's home read-only)", async () => {
         const dir = path.join(
-          HOME.home,
-          "cache",
+          cacheFolder(),
           "go-build",
           createHash("sha256").update(run.workdir).digest("hex").slice(0, 16),
         );

@@ -1,20 +1,36 @@
 /**
- * What a run's processes get of the harness's environment: no credentials — in a kernel's cells, a debuggee and its
- * adapter, a language server, a worker — unless the harness passes them; values it sets arrive.
+ * What a run's processes get of the harness's environment: the variables a toolchain needs, by allow-list — no
+ * credential, whatever its name — in a kernel's cells, a debuggee and its adapter, a language server, a worker,
+ * unless the harness passes it; values it sets arrive.
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandBackend, createRun, type Run } from "../src/index.js";
-import { childEnvironment, looksLikeCredential } from "../src/proc/environment.js";
+import { allowedByDefault, childEnvironment } from "../src/proc/environment.js";
 import { descendantsOf } from "../src/proc/tree.js";
 import { call, suiteWorkdir, textOf, track, workdirWith } from "./helpers.js";
 
+/**
+ * Secrets by the names they go by: the usual ones, and those a name-based scrub let through (a PAT, a Stripe key,
+ * database URIs, a password variable without "PASSWORD", a CI job's JWT, a webhook, a cookie, an index URL with
+ * a password in it).
+ */
 const SECRETS = {
   OPENAI_API_KEY: "sk-openai-secret",
   ANTHROPIC_API_KEY: "sk-ant-secret",
   AWS_SECRET_ACCESS_KEY: "aws-secret",
   GITHUB_TOKEN: "ghp-secret",
   DB_PASSWORD_PROD: "hunter2",
+  GITHUB_PAT: "github-pat-secret",
+  OPENAI_KEY: "openai-key-secret",
+  STRIPE_SK: "stripe-sk-secret",
+  MONGO_URI: "mongodb://u:mongo-secret@db",
+  REDIS_URI: "redis://:redis-secret@cache",
+  MYSQL_PWD: "mysql-secret",
+  CI_JOB_JWT: "jwt-secret",
+  SLACK_WEBHOOK_URL: "https://hooks.slack.com/slack-secret",
+  SESSION_COOKIE: "cookie-secret",
+  PIP_INDEX_URL: "https://user:pip-secret@pypi.example.com/simple",
 };
 const PLAIN = { RUNBOUND_TEST_PLAIN: "plain-value" };
 const label = "print what this process was given";
@@ -27,7 +43,10 @@ function environOf(pid: number): Record<string, string> {
 
 function expectScrubbed(env: Record<string, string>, what: string): void {
   for (const name of Object.keys(SECRETS)) expect(env[name], `${what}: ${name}`).toBeUndefined();
+  expect(JSON.stringify(env), what).not.toMatch(/secret|hunter2/);
+  // Passed by name, and what a toolchain needs by the allow-list.
   expect(env.RUNBOUND_TEST_PLAIN, what).toBe("plain-value");
+  expect(env.PATH, what).toBeTruthy();
 }
 
 describe("the environment of a run's processes", () => {
@@ -46,6 +65,7 @@ describe("the environment of a run's processes", () => {
       workdir: suite.dir,
       conversationId: "env",
       approver: "always",
+      env: { pass: Object.keys(PLAIN) },
       vibe: { fast: commandBackend("sh", ["-c", "cat > /dev/null; env"]) },
     });
   });
@@ -56,29 +76,32 @@ describe("the environment of a run's processes", () => {
     Object.assign(process.env, before);
   });
 
-  it("names that look like credentials are dropped, the rest kept; pass and set are the harness's word", () => {
+  it("only the allow-list reaches a child: no credential by any name, a relative PATH entry dropped; pass and set are the harness's word", () => {
+    for (const name of Object.keys(SECRETS)) expect(allowedByDefault(name), name).toBe(false);
     for (const name of [
-      "OPENAI_API_KEY",
-      "GH_TOKEN",
-      "NPM_TOKEN",
-      "AWS_ACCESS_KEY_ID",
-      "AZURE_CLIENT_SECRET",
-      "GOOGLE_APPLICATION_CREDENTIALS",
-      "PGPASSWORD",
-      "SSH_AUTH_SOCK",
-      "DATABASE_URL",
-      "SENTRY_DSN",
-      "HF_TOKEN",
+      "PATH",
+      "HOME",
+      "LANG",
+      "LC_ALL",
+      "VIRTUAL_ENV",
+      "PYTHONPATH",
+      "GOPATH",
+      "TERM",
+      "CARGO_HOME",
     ])
-      expect(looksLikeCredential(name), name).toBe(true);
-    for (const name of ["PATH", "HOME", "LANG", "VIRTUAL_ENV", "PYTHONPATH", "GOPATH", "TERM", "KEYBOARD"])
-      expect(looksLikeCredential(name), name).toBe(false);
+      expect(allowedByDefault(name), name).toBe(true);
+    expect(allowedByDefault("RUNBOUND_TEST_PLAIN")).toBe(false);
     expect(
       childEnvironment(
-        { OPENAI_API_KEY: "k", GH_TOKEN: "t", PATH: "/bin" },
+        {
+          OPENAI_API_KEY: "k",
+          GH_TOKEN: "t",
+          STRIPE_SK: "s",
+          PATH: "/bin::.:./x:node_modules/.bin:/usr/bin",
+        },
         { pass: ["GH_TOKEN"], set: { X: "1" } },
       ),
-    ).toEqual({ GH_TOKEN: "t", PATH: "/bin", X: "1" });
+    ).toEqual({ GH_TOKEN: "t", PATH: "/bin:/usr/bin", X: "1" });
   });
 
   it("a kernel's cells, a debuggee and its adapter, a language server and a worker hold none", async () => {

@@ -4,6 +4,7 @@
  * and comes back on the next cell, each run told once that its state was lost.
  */
 import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createRun, type Run } from "../src/index.js";
 import { descendantsOf, isAlive } from "../src/proc/tree.js";
@@ -26,7 +27,8 @@ const serverOf = (run: Run) => run.resource("kernels")!.serverPid;
 const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
 
 /** The kernel itself, not the sandbox's processes around it (whose command lines name it too). */
-const isKernel = (argv: string[]) => argv[1] === "-m" && argv[2] === "ipykernel_launcher";
+const isKernel = (argv: string[]) =>
+  (argv[1] === "-m" && argv[2] === "ipykernel_launcher") || argv[1]?.endsWith("/kernel-launch.py") === true;
 
 /** The connection files (the kernels' keys) of the kernels under the server, as their command lines name them. */
 async function connectionFiles(server: number): Promise<string[]> {
@@ -60,10 +62,12 @@ describe("eval on a shared Jupyter server", () => {
         "print([os.path.exists(p) for p in paths])",
       ].join("\n"),
     );
-    // Each run sees its own key file only; the server's config (its token) is hidden from both.
-    const own = keys.map((k) => k.startsWith(runs[1]!.processes.confinedPlace.scratch ?? "\0"));
-    expect(probe).toBe(`[${[...own.map((o) => (o ? "True" : "False")), "False"].join(", ")}]`);
-    expect(own.filter(Boolean)).toHaveLength(1);
+    // Each run sees its own key file only (in a folder of its own of the server's); the server's config (its token)
+    // is hidden from both.
+    const seen = JSON.parse(probe.replaceAll("True", "true").replaceAll("False", "false")) as boolean[];
+    expect(seen.slice(0, keys.length).filter(Boolean)).toHaveLength(1);
+    expect(seen[keys.length]).toBe(false);
+    expect(new Set(keys.map((k) => path.dirname(k))).size).toBe(2);
 
     // eval addresses no kernel but its run's own: an argument naming one is refused.
     const named = await call(await runs[1]!.link({ surface: "full" }), "eval", {
@@ -83,10 +87,13 @@ describe("eval on a shared Jupyter server", () => {
     expect(await cell(1, "b = 2\nb")).toBe("2");
     const server = serverOf(runs[0]!)!;
     const before = await connectionFiles(server);
-    // Run 0's kernel and the sandbox's processes around it: every one names run 0's folder.
-    const firsts = (await descendantsOf(server)).filter((pid) =>
+    // Run 0's sandboxes (each names run 0's scratch folder) and what runs in them: its kernel.
+    const sandboxes = (await descendantsOf(server)).filter((pid) =>
       cmdline(pid).some((a) => a.startsWith(runs[0]!.processes.confinedPlace.scratch ?? "\0")),
     );
+    const firsts = [
+      ...new Set([...sandboxes, ...(await Promise.all(sandboxes.map((pid) => descendantsOf(pid)))).flat()]),
+    ];
     expect(before).toHaveLength(2);
     expect(firsts.filter((pid) => isKernel(cmdline(pid)))).toHaveLength(1);
     await runs[0]!.dispose();

@@ -478,7 +478,9 @@ describe("eval: what another user of the host can read", () => {
     // Each kernel's keys are in its connection file, which its command line names (in the run's own folder).
     const keys = (await descendantsOf(server.pid))
       .map((pid) => cmdline(pid))
-      .filter((argv) => argv.includes("ipykernel_launcher"))
+      .filter(
+        (argv) => argv.includes("ipykernel_launcher") || argv.some((a) => a.endsWith("/kernel-launch.py")),
+      )
       .map((argv) => argv[argv.indexOf("-f") + 1]!);
     expect(keys.length).toBeGreaterThan(0);
     for (const key of keys) {

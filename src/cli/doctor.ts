@@ -12,7 +12,8 @@ import { pythonForCells } from "../kernels/interpreters.js";
 import type { ServerSpec } from "../lsp/catalog.js";
 import { LspSupervisor } from "../lsp/supervisor.js";
 import type { BinarySource, Resolved } from "../proc/binaries.js";
-import { probeBubblewrap } from "../proc/bubblewrap.js";
+import { bubblewrapLine, probeBubblewrap } from "../proc/bubblewrap.js";
+import { childEnvironment } from "../proc/environment.js";
 import { ProcessTracker } from "../proc/tracker.js";
 import { COMPONENTS, setupCommand } from "../setup/components.mjs";
 import { homeLayout } from "../setup/home.mjs";
@@ -43,7 +44,11 @@ const SERVER_PACKAGE: Record<string, string> = {
 };
 
 function versionOf(command: string, args: string[] = ["--version"]): string {
-  const r = spawnSync(command, args, { encoding: "utf8", timeout: 15_000 });
+  const r = spawnSync(command, args, {
+    encoding: "utf8",
+    timeout: 15_000,
+    env: childEnvironment(process.env),
+  });
   const line = `${r.stdout ?? ""}${r.stderr ?? ""}`.trim().split("\n")[0] ?? "";
   return r.status === 0 && line ? line.slice(0, 80) : "version unknown";
 }
@@ -159,7 +164,7 @@ function confinementRow(): DoctorRow {
     ? {
         name: "bubblewrap",
         serves,
-        found: { where: `PATH: ${probe.path}`, version: probe.version },
+        found: { where: `PATH: ${probe.path}`, version: bubblewrapLine(probe).replace(/^bubblewrap /, "") },
         neededHere: false,
       }
     : {

@@ -13,7 +13,7 @@ import { packageRoot } from "../home.js";
 import { resolveBinary } from "../proc/binaries.js";
 import { childEnvironment } from "../proc/environment.js";
 import { LLDB_ADAPTERS, setupCommand } from "../setup/components.mjs";
-import { homeLayout } from "../setup/home.mjs";
+import { cacheFolder, homeLayout } from "../setup/home.mjs";
 
 export type BuiltInAdapter = "debugpy" | "delve" | "lldb" | "dart";
 /** A built-in adapter, or one of the harness's own (`debug.adapters`), by its id. */
@@ -132,8 +132,7 @@ export const ADAPTERS: readonly AdapterSpec[] = [
       );
       if (!found) return { missing: "dlv was not found in the project, runbound's home or PATH" };
       const cache = path.join(
-        home,
-        "cache",
+        cacheFolder(),
         "go-build",
         createHash("sha256").update(workdir).digest("hex").slice(0, 16),
       );

@@ -4,12 +4,13 @@
  * or a program's own debug server on a port (debugpy --listen, dlv --headless).
  */
 import { randomUUID } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, realpathSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { TerminalText } from "../files/terminal-text.js";
 import { withoutTerminalEscapes } from "../files/visible.js";
+import { expectSocketFile } from "../proc/socket-file.js";
 import { exitedAndDrained, type ProcessTracker, type TrackedProcess } from "../proc/tracker.js";
 import type { AdapterSpec, ResolvedAdapter } from "./adapters.js";
 import { DapClient } from "./client.js";
@@ -66,7 +67,8 @@ export async function connectAdapter(
     cwd: options.cwd,
     stdio: ["pipe", "pipe", "pipe"],
     confined: !adapter.onHost,
-    ...(cache ? { env: { ...process.env, ...cache.env }, writable: [cache.dir] } : {}),
+    // By its real path: the place mounts no folder that passes through a link.
+    ...(cache ? { env: cache.env, writable: [realpathSync(cache.dir)] } : {}),
   });
   let stderr = "";
   proc.child.stderr?.on("data", (d: Buffer) => {
@@ -129,6 +131,7 @@ function listeningAddress(
 
 /** A DAP connection over TCP; setNoDelay because each step is a small round trip (see ARCHITECTURE.md). */
 async function connectTo(address: { host: string; port: number } | { path: string }): Promise<net.Socket> {
+  if ("path" in address) expectSocketFile(address.path);
   const socket = net.createConnection(address);
   socket.setNoDelay(true);
   await new Promise<void>((resolve, reject) => {

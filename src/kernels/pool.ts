@@ -5,7 +5,7 @@
  * stdin channel.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import path from "node:path";
 import { type Kernel, KernelManager, ServerConnection } from "@jupyterlab/services";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -204,6 +204,7 @@ export class KernelPool {
     if (lease) {
       for (const language of ["python", "javascript"] as const)
         lease.server.removeSpec(this.#specs.name(language));
+      lease.server.removeRunFolder(this.#id);
       await lease.release();
     } else await this.#server?.stop(this.#processes);
     this.#server = undefined;
@@ -330,10 +331,11 @@ export class KernelPool {
       const lease = await leaseSharedServer(python, this.#startMs, (server) => this.#serverExited(server));
       this.#lease = lease;
       this.#server = lease.server;
-      // Connection files where only the run's sandbox sees them: its scratch folder (on the host: the server's).
-      const scratch = place.kind === "confined" ? place.scratch : undefined;
-      const folder = scratch ? path.join(scratch, "kernels") : lease.server.runFolder(this.#id);
-      mkdirSync(folder, { recursive: true, mode: 0o700 });
+      // Connection files in a folder of the run's own in the server's private folder, which only the run's
+      // sandboxes see, read-only. In the run's scratch folder a worker or a debuggee replaced it with a link, and the
+      // host's server wrote through it (into .git/hooks, runbound's Python environment), and the next kernel's
+      // sandbox bound the link's target writable.
+      const folder = lease.server.runFolder(this.#id);
       this.#specs.share(this.#id, folder);
       for (const spec of [this.#specs.python(python), this.#specs.javascript()]) lease.server.writeSpec(spec);
       return lease.settings;

@@ -4,7 +4,16 @@
  * private 0700 folder, runbound's kernelspecs on JUPYTER_PATH, and python/jupyter-server-config.py.
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -22,7 +31,14 @@ const CONFIG = () => readFileSync(path.join(packageRoot(), "python", "jupyter-se
 
 const FOLDER_PREFIX = "runbound-jupyter-";
 const OWNER_FILE = "owner";
-/** The folder of the kernels' stderr files, in the server's private folder. */
+/**
+ * The one part of the server's private folder the server itself writes (its runtime files, its socket, the kernels'
+ * stderr). A confined server and its kernels may change anything in it, so runbound only reads there, without
+ * following links; what runbound writes (the configuration, the kernelspecs, the runs' connection folders) is in
+ * the rest of the folder, which a confined server sees read-only.
+ */
+const STATE_FOLDER = "state";
+/** The folder of the kernels' stderr files, in the server's state folder. */
 const STDERR_FOLDER = "kernel-stderr";
 
 /** A folder without an owner file (made before there was one) is stale only when this old. */
@@ -80,20 +96,22 @@ export interface KernelSpecFile {
 
 export class JupyterServer {
   readonly #home: string;
+  readonly #state: string;
   #process: TrackedProcess | undefined;
   #settings: ServerConnection.ISettings | undefined;
 
   /** `parent`: where its private folder goes (default the system's temporary folder). */
   constructor(parent: string = tmpdir()) {
     sweepStaleFolders();
-    this.#home = mkdtempSync(path.join(parent, FOLDER_PREFIX));
+    this.#home = realpathSync(mkdtempSync(path.join(parent, FOLDER_PREFIX)));
     writeFileSync(path.join(this.#home, OWNER_FILE), `${process.pid}\n`, { mode: 0o600 });
-    mkdirSync(path.join(this.#home, STDERR_FOLDER), { mode: 0o700 });
+    this.#state = path.join(this.#home, STATE_FOLDER);
+    mkdirSync(path.join(this.#state, STDERR_FOLDER), { recursive: true, mode: 0o700 });
   }
 
   /** Where the kernel of this id writes its stderr (the server's config puts it there; no kernel can write here). */
   kernelStderr(kernelId: string): string {
-    return path.join(this.#home, STDERR_FOLDER, `kernel-${path.basename(kernelId)}.stderr`);
+    return path.join(this.#state, STDERR_FOLDER, `kernel-${path.basename(kernelId)}.stderr`);
   }
 
   get settings(): ServerConnection.ISettings | undefined {
@@ -132,11 +150,19 @@ export class JupyterServer {
     rmSync(path.join(this.#home, "share", "jupyter", "kernels", name), { recursive: true, force: true });
   }
 
-  /** A folder of one run's own in the server's private folder (host kernels' connection files), made if need be. */
+  /**
+   * A folder of one run's own in the server's private folder, made if need be: its kernels' connection files, which
+   * the server writes and only that run's sandboxes see (read-only). No confined process can replace it with a link.
+   */
   runFolder(name: string): string {
     const dir = path.join(this.#home, "runs", name);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     return dir;
+  }
+
+  /** Removes a run's folder (its kernels are gone). */
+  removeRunFolder(name: string): void {
+    rmSync(path.join(this.#home, "runs", name), { recursive: true, force: true });
   }
 
   async start(
@@ -196,7 +222,7 @@ export class JupyterServer {
     token: string,
     deadline: number,
   ): Promise<ServerConnection.ISettings> {
-    const socket = path.join(this.#home, "server.sock");
+    const socket = path.join(this.#state, "server.sock");
     const proc = this.#spawn(processes, python, workdir, config, share, [`--ServerApp.sock=${socket}`]);
     this.#process = proc;
     let seen = "";
@@ -252,20 +278,20 @@ export class JupyterServer {
       ],
       {
         env: {
-          ...process.env,
           ...packagesOfTheRun(processes.confinedPlace),
-          JUPYTER_RUNTIME_DIR: path.join(this.#home, "runtime"),
+          JUPYTER_RUNTIME_DIR: path.join(this.#state, "runtime"),
           JUPYTER_DATA_DIR: share,
           JUPYTER_PATH: share,
           JUPYTER_CONFIG_DIR: path.join(this.#home, "config"),
-          RUNBOUND_KERNEL_STDERR_DIR: path.join(this.#home, STDERR_FOLDER),
+          RUNBOUND_KERNEL_STDERR_DIR: path.join(this.#state, STDERR_FOLDER),
         },
         // Kernels start in the server's folder: the workdir, so relative paths in cells mean what the agent means.
         cwd: workdir,
         stdio: ["ignore", "pipe", "pipe"],
         // The server is confined with its kernels: a cell's code and `!cmd` run in the kernel, under the server.
         confined: true,
-        writable: [this.#home],
+        readable: [this.#home],
+        writable: [this.#state],
       },
     );
   }
@@ -284,7 +310,13 @@ export class JupyterServer {
 export function packagesOfTheRun(place: Place): NodeJS.ProcessEnv {
   if (!place.scratch) return {};
   const site = path.join(place.scratch, "site-packages");
-  mkdirSync(site, { recursive: true });
+  // Not recursive, and an existing entry is left as it is: the run's confined processes write the scratch folder,
+  // and a host mkdir through a link they put there would make folders wherever it pointed.
+  try {
+    mkdirSync(site, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
   const inherited = process.env.PYTHONPATH;
   return {
     PIP_TARGET: site,

@@ -5,6 +5,8 @@
  * line through the run's place (its sandbox, limits and parent-death signal), the run's environment and marker, and
  * the folder of its connection files.
  */
+import path from "node:path";
+import { packageRoot } from "../home.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { denoBinary } from "../setup/npm.js";
 import type { KernelLanguage, Sandbox } from "./schema.js";
@@ -34,7 +36,10 @@ export class KernelSpecs {
   }
 
   python(python: string): KernelSpecFile {
-    const args = ["-m", "ipykernel_launcher", "-f", "{connection_file}"];
+    // On the shared server the connection file is in a folder the kernel sees read-only: runbound's launcher starts
+    // ipykernel without its needless rewrite of that file (python/kernel-launch.py says why it wrote it).
+    const launcher = this.#shared ? [path.join(packageRoot(), "python", "kernel-launch.py")] : undefined;
+    const args = [...(launcher ?? ["-m", "ipykernel_launcher"]), "-f", "{connection_file}"];
     const spec = this.#spec("python", "Python (runbound)", python, args);
     // runbound's own ipykernel takes CurveZMQ keys; a project's may be too old to.
     return python === this.options.runboundPython ? { ...spec, curve: true } : spec;
@@ -68,7 +73,7 @@ export class KernelSpecs {
     const launch = processes.launch(`${language} kernel`, command, rest, {
       confined: true,
       cwd: workdir,
-      writable: [shared.folder],
+      readable: [shared.folder],
     });
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries({ ...launch.env, ...packagesOfTheRun(place) }))

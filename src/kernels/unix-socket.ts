@@ -6,6 +6,7 @@
 import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import WebSocket from "ws";
+import { expectSocketFile } from "../proc/socket-file.js";
 
 /** A fetch whose every request goes to the server on `socket` (the URL's host is only a name). */
 export function unixFetch(socket: string): typeof globalThis.fetch {
@@ -16,6 +17,7 @@ export function unixFetch(socket: string): typeof globalThis.fetch {
       request.method === "GET" || request.method === "HEAD"
         ? undefined
         : Buffer.from(await request.arrayBuffer());
+    expectSocketFile(socket);
     return new Promise<Response>((resolve, reject) => {
       const req = httpRequest(
         {
@@ -50,6 +52,7 @@ export function unixWebSocket(socket: string): typeof globalThis.WebSocket {
   class UnixSocketWebSocket extends WebSocket {
     constructor(address: string | URL, protocols?: string | string[]) {
       const url = new URL(address);
+      expectSocketFile(socket);
       super(`ws+unix:${socket}:${url.pathname}${url.search}`, protocols);
     }
   }
@@ -58,6 +61,11 @@ export function unixWebSocket(socket: string): typeof globalThis.WebSocket {
 
 /** Whether something accepts connections on `socket` yet. */
 export function socketAccepts(socket: string): Promise<boolean> {
+  try {
+    expectSocketFile(socket);
+  } catch {
+    return Promise.resolve(false);
+  }
   return new Promise((resolve) => {
     const probe = connect(socket);
     probe.once("connect", () => {

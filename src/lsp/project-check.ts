@@ -251,7 +251,7 @@ async function execute(
     stdio: ["ignore", "pipe", "pipe"],
     // What runs the project's code (its build scripts, or its own checker) runs where the run confines.
     confined: checker.runsProjectCode === true || resolved.from === "project",
-    ...(spec.env ? { env: { ...process.env, ...spec.env } } : {}),
+    ...(spec.env ? { env: spec.env } : {}),
   });
   let out = "";
   const take = (chunk: Buffer) => {

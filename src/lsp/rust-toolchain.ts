@@ -6,13 +6,19 @@
  * wrapper.
  */
 import { spawnSync } from "node:child_process";
+import { childEnvironment } from "../proc/environment.js";
 
 let defaultToolchain: string | null | undefined;
 
 /** rustup's default toolchain (asked once per process, from `/`: no folder's override applies), or null. */
 function rustupDefault(): string | null {
   if (defaultToolchain !== undefined) return defaultToolchain;
-  const r = spawnSync("rustup", ["default"], { cwd: "/", encoding: "utf8", timeout: 10_000 });
+  const r = spawnSync("rustup", ["default"], {
+    cwd: "/",
+    encoding: "utf8",
+    timeout: 10_000,
+    env: childEnvironment(process.env),
+  });
   const name = r.status === 0 ? /^(\S+)/.exec(r.stdout ?? "")?.[1] : undefined;
   defaultToolchain = name && name !== "no" ? name : null;
   return defaultToolchain;

@@ -105,7 +105,7 @@ export function startServer(
     cwd: root,
     stdio: ["pipe", "pipe", "pipe"],
     confined: inPlace,
-    ...(spec.env ? { env: { ...process.env, ...spec.env } } : {}),
+    ...(spec.env ? { env: spec.env } : {}),
   });
   const connection = createMessageConnection(
     ...serverStreams(proc, place.kind === "container" ? place : undefined),

@@ -3,12 +3,18 @@
  * namespaces allowed), and the arguments that say what a confined process may see.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, lstatSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { onPath, setupCommand } from "../setup/components.mjs";
 
 export type BubblewrapProbe =
-  | { readonly ok: true; readonly path: string; readonly version: string }
+  | {
+      readonly ok: true;
+      readonly path: string;
+      readonly version: string;
+      /** Whether this bubblewrap has 0.12.0's fix for CVE-2026-87766 (a parent symlink steering a mount point). */
+      readonly linkFix: boolean;
+    }
   | { readonly ok: false; readonly why: string; readonly fix: string };
 
 const probed = new Map<string, BubblewrapProbe>();
@@ -20,6 +26,9 @@ export function probeBubblewrap(): BubblewrapProbe {
   probed.set(key, found);
   return found;
 }
+
+/** The release that fixed CVE-2026-87766: creating a mount point followed a parent symlink onto the host. */
+const LINK_FIX = [0, 12, 0];
 
 function probe(): BubblewrapProbe {
   if (process.platform !== "linux")
@@ -49,62 +58,146 @@ function probe(): BubblewrapProbe {
       fix: "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu kernel.apparmor_restrict_unprivileged_userns=0), or run in a container that permits them",
     };
   }
-  return { ok: true, path: bwrap, version: version.replace(/^bubblewrap\s*/, "") };
+  const bare = version.replace(/^bubblewrap\s*/, "");
+  return { ok: true, path: bwrap, version: bare, linkFix: atLeast(bare, LINK_FIX) };
 }
 
-/** Namespaces and privileges: everything unshared but (when on) the network; no capabilities; its own session. */
+function atLeast(version: string, wanted: readonly number[]): boolean {
+  const parts = version.split(/[.-]/).map((p) => Number.parseInt(p, 10));
+  for (const [i, want] of wanted.entries()) {
+    const have = Number.isFinite(parts[i]) ? parts[i]! : 0;
+    if (have !== want) return have > want;
+  }
+  return true;
+}
+
+/** What a place's line and doctor say of the bubblewrap in use and the mount-point fix. */
+export function bubblewrapLine(probe: { readonly version: string; readonly linkFix: boolean }): string {
+  return probe.linkFix
+    ? `bubblewrap ${probe.version}`
+    : `bubblewrap ${probe.version}, without 0.12.0's fix for CVE-2026-87766 — runbound mounts no path of the workdir that is or passes through a link`;
+}
+
+/** The id a confined process has when the harness runs as root: root inside a sandbox still owns root's files. */
+export const CONFINED_ID = 1000;
+
+/**
+ * Namespaces and privileges: everything unshared but (when on) the network; no capabilities; its own session. As
+ * root, a user namespace makes the process uid 1000 inside (root's files it can still reach by owner — those of
+ * /etc that others may not read — are masked: `systemMasks`).
+ */
 export function baseArgs(network: "on" | "off"): string[] {
+  const root = process.getuid?.() === 0;
   return [
     "--die-with-parent",
     "--new-session",
     "--unshare-all",
     ...(network === "on" ? ["--share-net"] : []),
+    ...(root ? ["--unshare-user", "--uid", String(CONFINED_ID), "--gid", String(CONFINED_ID)] : []),
     "--cap-drop",
     "ALL",
   ];
 }
 
 export interface Mounts {
-  /** Folders hidden behind an empty, private tmpfs (the user's home, /tmp, /run). */
-  readonly hidden: readonly string[];
-  /** Folders shown read-only although under a hidden one (toolchains, runbound's home). */
+  /** Folders given an empty, private tmpfs (the user's home, /tmp, /var/tmp, /run). */
+  readonly tmpfs: readonly string[];
+  /** Host folders shown read-only (toolchains, runbound's home and package, folders the harness declared). */
   readonly readable: readonly string[];
   /** Folders writable (the workdir, the run's scratch folder). */
   readonly writable: readonly string[];
-  /** Folders read-only although under a writable one (the project's .git and environments). */
+  /** Read-only although under a writable one (every .git, node_modules and environment of the workdir). */
   readonly frozen: readonly string[];
   /** Folders the harness made writable, whatever the rules above say. */
   readonly granted: readonly string[];
+  /** Read-only whatever comes before (runbound's home and its Python environment). */
+  readonly sealed: readonly string[];
 }
 
-/** The filesystem a confined process sees: the system read-only, then the hidden, readable and writable folders. */
+/** The system a confined process sees, read-only: its programs, libraries and configuration, nothing else of `/`. */
+const SYSTEM = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"];
+/** What of /sys programs read to size themselves (CPU and NUMA counts), and nothing else of it. */
+const SYSTEM_INFO = ["/sys/devices/system/cpu", "/sys/devices/system/node"];
+
+/**
+ * The filesystem a confined process sees: the system read-only, private empty folders, then the readable,
+ * writable, frozen, granted and sealed folders in that order (a later mount covers an earlier one). Nothing else
+ * of the host — no other workdir, no /srv, /opt, /home, /mnt, /var.
+ */
 export function mountArgs(mounts: Mounts): string[] {
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
-  for (const dir of mounts.hidden) if (existsSync(dir)) args.push("--tmpfs", dir);
-  // Files a hidden folder would take away that every process needs (resolv.conf is often a link into /run).
-  for (const file of ["/etc/resolv.conf"]) {
-    const target = linkTarget(file);
-    if (target && mounts.hidden.some((dir) => within(target, dir))) args.push("--ro-bind", target, target);
+  const args: string[] = [];
+  for (const dir of SYSTEM) {
+    const info = lstatOrUndefined(dir);
+    if (info?.isSymbolicLink()) args.push("--symlink", readlinkSync(dir), dir);
+    else if (info?.isDirectory()) args.push("--ro-bind", dir, dir);
   }
+  args.push("--dev", "/dev", "--proc", "/proc");
+  for (const dir of SYSTEM_INFO) args.push("--ro-bind-try", dir, dir);
+  for (const dir of mounts.tmpfs) args.push("--tmpfs", dir);
+  // resolv.conf is often a link into /run, which is a private tmpfs here.
+  const resolver = resolvedOutsideSystem("/etc/resolv.conf");
+  if (resolver) args.push("--ro-bind", resolver, resolver);
   for (const dir of mounts.readable) args.push("--ro-bind-try", dir, dir);
   for (const dir of mounts.writable) args.push("--bind", dir, dir);
-  for (const dir of mounts.frozen) {
-    // A link (`.venv` → an environment elsewhere) cannot be frozen as itself: bubblewrap would mount onto where it
-    // points and fail when that is outside. What it points to is frozen if it is writable here, else already is.
-    const target = linkTarget(dir);
-    if (!target) args.push("--ro-bind-try", dir, dir);
-    else if (mounts.writable.some((w) => within(target, w))) args.push("--ro-bind", target, target);
-  }
+  for (const dir of mounts.frozen) args.push("--ro-bind-try", dir, dir);
   for (const dir of mounts.granted) args.push("--bind-try", dir, dir);
+  for (const dir of mounts.sealed) args.push("--ro-bind-try", dir, dir);
+  for (const masked of systemMasks()) {
+    if (masked.folder) args.push("--tmpfs", masked.path, "--remount-ro", masked.path);
+    else args.push("--ro-bind", "/dev/null", masked.path);
+  }
   return args;
 }
 
-function linkTarget(file: string): string | undefined {
+function lstatOrUndefined(file: string) {
   try {
-    return lstatSync(file).isSymbolicLink() ? realpathSync(file) : undefined;
+    return lstatSync(file);
   } catch {
     return undefined;
   }
+}
+
+/** Where a system file's link leads when that is outside the system folders shown (resolv.conf into /run). */
+function resolvedOutsideSystem(file: string): string | undefined {
+  if (!lstatOrUndefined(file)?.isSymbolicLink()) return undefined;
+  try {
+    const target = realpathSync(file);
+    return SYSTEM.some((dir) => within(target, dir)) ? undefined : target;
+  } catch {
+    return undefined;
+  }
+}
+
+let masks: readonly { path: string; folder: boolean }[] | undefined;
+
+/**
+ * What of /etc a stranger to the host could not read — /etc/shadow, gshadow, ssh's host keys, ssl/private,
+ * sudoers — masked: as root a confined process is root's files' owner whatever its id inside, and owner's bits let
+ * it read them. Found once per process by the files' modes (other-readable or not), links not followed.
+ */
+export function systemMasks(): readonly { path: string; folder: boolean }[] {
+  if (masks) return masks;
+  const found: { path: string; folder: boolean }[] = [];
+  const visit = (dir: string, depth: number) => {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const file = path.join(dir, name);
+      const info = lstatOrUndefined(file);
+      if (!info || info.isSymbolicLink()) continue;
+      if (info.isDirectory()) {
+        if ((info.mode & 0o005) !== 0o005) found.push({ path: file, folder: true });
+        else if (depth > 0) visit(file, depth - 1);
+      } else if (info.isFile() && (info.mode & 0o004) === 0) found.push({ path: file, folder: false });
+    }
+  };
+  if (existsSync("/etc")) visit("/etc", 6);
+  masks = found;
+  return masks;
 }
 
 export function within(child: string, parent: string): boolean {

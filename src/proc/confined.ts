@@ -1,8 +1,10 @@
 /**
- * The confined place: an OS sandbox on this host (bubblewrap). A confined process sees the system read-only, the
- * workdir and the run's scratch folder writable (the workdir's .git and environments read-only), the toolchains
- * and runbound's home read-only, and nothing else of the user's home, /tmp or /run; it has no capabilities, its own
- * process, IPC and UTS namespaces (and network namespace when the network is off), and the run's limits.
+ * The confined place: an OS sandbox on this host (bubblewrap). A confined process sees the system's programs,
+ * libraries and configuration read-only (/etc's secrets masked), the workdir and the run's scratch folder writable
+ * (every .git, node_modules and environment of the workdir read-only), the toolchains and runbound's home
+ * read-only, a private home, /tmp and /run, and nothing else of the host — no other workdir or run; it has no
+ * capabilities (and is not uid 0), its own process, IPC and UTS namespaces (and network namespace when the network
+ * is off), and the run's limits.
  */
 import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import type { Server } from "node:http";
@@ -10,8 +12,9 @@ import { homedir, tmpdir, totalmem } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { onPath } from "../setup/components.mjs";
-import { baseArgs, type Mounts, mountArgs, probeBubblewrap, within } from "./bubblewrap.js";
+import { baseArgs, bubblewrapLine, type Mounts, mountArgs, probeBubblewrap, within } from "./bubblewrap.js";
 import { type ContainerOptions, ContainerPlace } from "./container.js";
+import { frozenFolders } from "./frozen.js";
 import { type Enforcement, enforceLimits, type Limits } from "./limits.js";
 import { startAllowListProxy } from "./network-proxy.js";
 import { HOST_PLACE, type Place, type SpawnPlan, type SpawnRequest } from "./place.js";
@@ -35,9 +38,6 @@ export interface ConfinePolicy {
   readonly processes?: number;
 }
 
-/** Folders inside the workdir a confined process may read but not change. */
-const FROZEN = [".git", ".venv", "venv", "node_modules"];
-
 /** The shell step that joins the run's control groups, then runs the rest of its arguments. */
 const JOIN_GROUPS = `n=$1; shift
 while [ "$n" -gt 0 ]; do echo $$ > "$1/cgroup.procs" || exit 126; shift; n=$((n-1)); done
@@ -46,7 +46,7 @@ exec "$@"`;
 export class ConfinedPlace implements Place {
   readonly kind = "confined";
   readonly network: "on" | "off";
-  readonly #bwrap: { path: string; version: string };
+  readonly #bwrap: { path: string; version: string; linkFix: boolean };
   readonly #workdir: string;
   readonly #home: string;
   readonly #policy: ConfinePolicy;
@@ -58,7 +58,7 @@ export class ConfinedPlace implements Place {
   #ready: { scratch: string; mounts: Mounts; enforcement: Enforcement; proxy?: Server } | undefined;
 
   constructor(
-    bwrap: { path: string; version: string },
+    bwrap: { path: string; version: string; linkFix: boolean },
     workdir: string,
     home: string,
     policy: ConfinePolicy,
@@ -71,6 +71,7 @@ export class ConfinedPlace implements Place {
     this.#allow = Array.isArray(policy.network) ? policy.network : undefined;
     this.#limits = resolveLimits(policy);
     this.#prlimit = onPath("prlimit");
+    refuseWritableHome(policy.writable ?? [], home);
   }
 
   get scratch(): string {
@@ -83,23 +84,20 @@ export class ConfinedPlace implements Place {
     const limits = this.#prlimit
       ? `${memoryMB.toLocaleString("en-US")} MB and ${processes} processes${by ? ` by ${by}` : ""}`
       : "memory and processes not limited (prlimit is missing)";
-    return `confined (bubblewrap ${this.#bwrap.version}): the workdir writable but its .git and environments, the home hidden but toolchains and runbound's home (read-only), network ${this.#allow ? `only HTTP and HTTPS to ${this.#allow.join(", ")} (through runbound's proxy)` : this.network}; ${limits}`;
+    return `confined (${bubblewrapLine(this.#bwrap)}): the workdir writable but its .git, node_modules and environments, the system, toolchains and runbound's home read-only, nothing else of the host, network ${this.#allow ? `only HTTP and HTTPS to ${this.#allow.join(", ")} (through runbound's proxy)` : this.network}; ${limits}`;
   }
 
   #prepare(): { scratch: string; mounts: Mounts; enforcement: Enforcement } {
     if (this.#ready) return this.#ready;
     sweepStaleScratch();
-    const scratch = mkdtempSync(path.join(tmpdir(), `${SCRATCH_PREFIX}${process.pid}-`));
-    const hidden = hiddenFolders();
-    const readable = [...readableToolchains(this.#home), ...(this.#policy.readable ?? [])].filter((dir) =>
-      hidden.some((h) => within(dir, h)),
-    );
+    const scratch = realpathSync(mkdtempSync(path.join(tmpdir(), `${SCRATCH_PREFIX}${process.pid}-`)));
     const mounts: Mounts = {
-      hidden,
-      readable,
+      tmpfs: privateFolders(),
+      readable: [...readableToolchains(this.#home), ...(this.#policy.readable ?? [])],
       writable: [this.#workdir, scratch],
-      frozen: FROZEN.map((name) => path.join(this.#workdir, name)),
+      frozen: [],
       granted: this.#policy.writable ?? [],
+      sealed: sealedFolders(this.#home),
     };
     const proxy = this.#allow
       ? startAllowListProxy(path.join(scratch, PROXY_SOCKET), this.#allow)
@@ -111,7 +109,14 @@ export class ConfinedPlace implements Place {
   plan(request: SpawnRequest): SpawnPlan {
     const { scratch, mounts: base, enforcement } = this.#prepare();
     const cwd = request.cwd ?? this.#workdir;
-    const mounts = { ...base, writable: [...base.writable, ...(request.writable ?? [])] };
+    for (const dir of [...(request.writable ?? []), ...(request.readable ?? [])]) unlinkedFolder(dir);
+    const mounts: Mounts = {
+      ...base,
+      readable: [...base.readable, ...(request.readable ?? [])],
+      writable: [...base.writable, ...(request.writable ?? [])],
+      // Walked at every start: a checkout or a node_modules that appeared since is frozen too.
+      frozen: frozenFolders(this.#workdir).paths,
+    };
     const sandbox = [
       this.#bwrap.path,
       ...baseArgs(this.network),
@@ -184,14 +189,49 @@ function sweepStaleScratch(): void {
   }
 }
 
-/** The user's home, every home, /tmp and /run (sockets: a Docker daemon's is root on the host). */
-function hiddenFolders(): string[] {
-  const folders = [homedir(), "/home", "/root", "/tmp", "/var/tmp", "/run", tmpdir()]
-    .filter((dir) => path.isAbsolute(dir) && existsSync(dir))
-    .map((dir) => realpathSync(dir))
-    .filter((dir) => dir !== "/");
+/** Private, empty and thrown away: the user's home (programs write their caches there), /tmp, /var/tmp, /run. */
+function privateFolders(): string[] {
+  const folders = [homedir(), "/tmp", "/var/tmp", "/run", tmpdir()]
+    .filter((dir) => path.isAbsolute(dir) && dir !== "/")
+    .flatMap((dir) => [dir, realOrSelf(dir)]);
   const unique = [...new Set(folders)];
   return unique.filter((dir) => !unique.some((other) => other !== dir && within(dir, other)));
+}
+
+/** runbound's home and its Python environment: read-only in every sandbox, whatever a writable folder covers. */
+function sealedFolders(home: string): string[] {
+  return [...new Set([home, path.join(home, "python")].filter(existsSync).map(realOrSelf))];
+}
+
+function realOrSelf(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
+}
+
+/**
+ * A folder runbound mounts for a process (a server's state, a connection folder) must be itself, not a link or
+ * under one: bubblewrap would mount where the link leads, and a confined process may have put it there.
+ */
+function unlinkedFolder(dir: string): void {
+  if (realOrSelf(dir) !== path.resolve(dir))
+    throw new Error(
+      `${dir} is or passes through a link, which a sandbox is never given; nothing was started`,
+    );
+}
+
+/** runbound's home holds the Python environment the host's Jupyter server runs: no sandbox may write it. */
+function refuseWritableHome(writable: readonly string[], home: string): void {
+  const sealed = sealedFolders(home);
+  for (const dir of writable) {
+    const real = realOrSelf(path.resolve(dir));
+    if (sealed.some((s) => within(s, real) || within(real, s)))
+      throw new TypeError(
+        `createRun: sandbox.writable names ${dir}, which is or holds runbound's home (${home}): its Python environment runs on the host, so no sandbox may write it. Name a folder outside it.`,
+      );
+  }
 }
 
 function resolveLimits(policy: ConfinePolicy): Limits {

@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import path from "node:path";
 import { within } from "./bubblewrap.js";
+import { absolutePathEntries } from "./environment.js";
 import type { Place, SpawnPlan, SpawnRequest } from "./place.js";
 
 export interface ContainerOptions {
@@ -77,7 +78,11 @@ export class ContainerPlace implements Place {
   /** Asked before each start: runbound never starts the container, so a container that is down is said to be. */
   unavailable(): string | undefined {
     const [command, ...args] = this.#exec;
-    const probe = spawnSync(command!, [...args, "true"], { timeout: 10_000, encoding: "utf8" });
+    const probe = spawnSync(command!, [...args, "true"], {
+      timeout: 10_000,
+      encoding: "utf8",
+      env: { ...process.env, PATH: absolutePathEntries(process.env.PATH) },
+    });
     if (probe.status === 0) return undefined;
     const said =
       `${probe.stderr ?? ""}`.trim().split("\n").pop() || (probe.error?.message ?? `exit ${probe.status}`);
@@ -137,6 +142,7 @@ export class ContainerPlace implements Place {
       spawnSync(command!, [...args, "sh", "-c", KILL_MARKED, "runbound-kill", this.#marker], {
         timeout: 15_000,
         stdio: "ignore",
+        env: { ...process.env, PATH: absolutePathEntries(process.env.PATH) },
       });
     }
     if (this.#scratch) rmSync(this.#scratch, { recursive: true, force: true });

@@ -14,6 +14,8 @@ export interface SpawnRequest {
   readonly env: NodeJS.ProcessEnv;
   /** Host folders this process must also write (a server's private folder); the workdir is always writable. */
   readonly writable?: readonly string[];
+  /** Host folders this process must also read although they are hidden (its connection files' folder). */
+  readonly readable?: readonly string[];
 }
 
 /** What actually starts: the same request, or one wrapped to run inside the place. */

@@ -8,6 +8,7 @@ import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import path from "node:path";
 import { within } from "./bubblewrap.js";
+import { absolutePathEntries } from "./environment.js";
 
 /** Variables that name a toolchain's folder. */
 const TOOLCHAIN_VARIABLES = [
@@ -31,8 +32,8 @@ const SHARED_FOLDERS = new Set([".local", ".config", ".cache", ".share"]);
 export function readableToolchains(runboundHome: string): string[] {
   const home = homedir();
   const found = new Set<string>([runboundHome, packageRoot(), path.dirname(path.dirname(process.execPath))]);
-  for (const entry of (process.env.PATH ?? "").split(path.delimiter)) {
-    if (path.isAbsolute(entry)) found.add(toolchainFolder(entry, home));
+  for (const entry of absolutePathEntries(process.env.PATH).split(path.delimiter)) {
+    if (entry) found.add(toolchainFolder(entry, home));
   }
   for (const name of TOOLCHAIN_VARIABLES) {
     const value = process.env[name];
@@ -40,12 +41,28 @@ export function readableToolchains(runboundHome: string): string[] {
   }
   // rustup's proxies in ~/.cargo/bin need its toolchains; Go's default GOPATH holds the module cache.
   for (const dir of [".rustup", "go"]) found.add(path.join(home, dir));
-  return [...found].filter((dir) => existsSync(dir)).map((dir) => realpathSync(dir));
+  const real = [...found].filter((dir) => existsSync(dir)).map((dir) => realpathSync(dir));
+  // The system's folders are shown whole already.
+  return [...new Set(real)].filter((dir) => dir !== "/" && !SYSTEM_PREFIXES.some((sys) => within(dir, sys)));
 }
 
-/** A PATH entry under the home stands for its top folder there (~/.pyenv/shims → ~/.pyenv). */
+const SYSTEM_PREFIXES = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc"].map((dir) => {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
+});
+
+/**
+ * A PATH entry under the home stands for its top folder there (~/.pyenv/shims → ~/.pyenv); elsewhere a `bin`
+ * folder stands for the installation holding it (/opt/toolcache/node/22/bin → …/22: its lib and share too).
+ */
 function toolchainFolder(entry: string, home: string): string {
-  if (!within(entry, home) || entry === home) return entry;
+  if (!within(entry, home) || entry === home) {
+    const base = path.basename(entry);
+    return base === "bin" || base === "sbin" ? path.dirname(entry) : entry;
+  }
   const [top] = path.relative(home, entry).split(path.sep);
   return top && !SHARED_FOLDERS.has(top) ? path.join(home, top) : entry;
 }

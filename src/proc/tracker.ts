@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import path from "node:path";
-import { childEnvironment, type EnvPolicy } from "./environment.js";
+import { absolutePathEntries, childEnvironment, type EnvPolicy } from "./environment.js";
 import { HOST_PLACE, type Place } from "./place.js";
 import { killAllOf, killTree, processesMarked } from "./tree.js";
 
@@ -18,7 +18,7 @@ const SETPRIV =
 function canExecute(command: string, env: NodeJS.ProcessEnv): boolean {
   const candidates = command.includes("/")
     ? [command]
-    : (env.PATH ?? "")
+    : absolutePathEntries(env.PATH)
         .split(path.delimiter)
         .filter(Boolean)
         .map((dir) => path.join(dir, command));
@@ -81,13 +81,20 @@ for e in /proc/[0-9]*/environ; do
   if grep -qzx "${RUN_MARKER}=$1" "$e" 2>/dev/null; then p="\${e#/proc/}"; kill -KILL "\${p%/environ}" 2>/dev/null; fi
 done`;
 
-export interface SpawnWith extends SpawnOptions {
-  /** Names kept for this child although they look like credentials (a worker backend's own). */
+export interface SpawnWith extends Omit<SpawnOptions, "env"> {
+  /**
+   * Variables runbound sets for this child, on top of the run's environment (the harness's by allow-list, `pass`
+   * and `set`): never a whole environment, which would bring the harness's secrets along.
+   */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Names of the harness's environment this child gets besides the allow-list (a worker backend's own). */
   readonly passEnv?: readonly string[];
   /** Run the child in the run's confined place (exec-tier processes, and servers that run the project's code). */
   readonly confined?: boolean;
   /** Host folders the child writes besides the workdir (a confined place shows them writable). */
   readonly writable?: readonly string[];
+  /** Host folders the child reads although a confined place hides them (shown read-only). */
+  readonly readable?: readonly string[];
 }
 
 export class ProcessTracker {
@@ -112,11 +119,11 @@ export class ProcessTracker {
   /** Spawns a child in its own process group, tracked until it exits, with the run's environment policy applied. */
   spawn(label: string, command: string, args: readonly string[], options: SpawnWith = {}): TrackedProcess {
     if (this.#closed) throw new Error(`cannot start ${label}: the run has ended`);
-    if (!canExecute(command, options.env ?? process.env)) {
+    if (!canExecute(command, this.environment(options))) {
       throw new Error(`could not start ${label}: \`${command}\` did not start (not found or not executable)`);
     }
     this.#watch();
-    const { passEnv, confined, writable, ...spawnOptions } = options;
+    const { passEnv, confined, writable, readable, env: _env, ...spawnOptions } = options;
     const planned = this.launch(label, command, args, options);
     const [cmd, ...argv] = planned.argv as [string, ...string[]];
     const child = spawn(cmd, argv, {
@@ -154,12 +161,12 @@ export class ProcessTracker {
     label: string,
     command: string,
     args: readonly string[],
-    options: Pick<SpawnWith, "env" | "passEnv" | "confined" | "writable" | "cwd"> = {},
+    options: Pick<SpawnWith, "env" | "passEnv" | "confined" | "writable" | "readable" | "cwd"> = {},
   ): { argv: string[]; env: NodeJS.ProcessEnv; cwd: string | undefined } {
     const place = options.confined ? this.confinedPlace : HOST_PLACE;
     const unavailable = place.unavailable?.();
     if (unavailable) throw new Error(`could not start ${label}: ${unavailable}`);
-    const base = childEnvironment(options.env ?? process.env, this.#env, options.passEnv);
+    const base = this.environment(options);
     const cwd = typeof options.cwd === "string" ? options.cwd : undefined;
     const planned = place.plan({
       command,
@@ -167,6 +174,7 @@ export class ProcessTracker {
       env: { ...base, [RUN_MARKER]: this.#token },
       ...(cwd ? { cwd } : {}),
       ...(options.writable ? { writable: options.writable } : {}),
+      ...(options.readable ? { readable: options.readable } : {}),
     });
     // If the parent dies without ending it (this Node process SIGKILLed), the child gets SIGTERM from the kernel:
     // setpriv arms the parent-death signal and then execs the command itself (same pid).
@@ -174,6 +182,14 @@ export class ProcessTracker {
       ? [SETPRIV, "--pdeathsig", "SIGTERM", "--", planned.command, ...planned.args]
       : [planned.command, ...planned.args];
     return { argv, env: planned.env ?? base, cwd: planned.cwd };
+  }
+
+  /** What a child starts with: the run's environment (allow-list, pass, set) and what runbound sets for it. */
+  environment(options: Pick<SpawnWith, "env" | "passEnv"> = {}): NodeJS.ProcessEnv {
+    const base = childEnvironment(process.env, this.#env, options.passEnv);
+    const env: NodeJS.ProcessEnv = { ...base, ...options.env };
+    if (env.PATH !== undefined) env.PATH = absolutePathEntries(env.PATH);
+    return env;
   }
 
   /** Starts the watchdog once, on the first spawn (Linux: it reads /proc). */

@@ -40,7 +40,8 @@ export const LLDB_ADAPTERS = ["lldb-dap", "lldb-vscode"];
  * @param {import("node:child_process").SpawnSyncOptions} [options]
  */
 function output(command, args, options = {}) {
-  const r = spawnSync(command, args, { encoding: "utf8", timeout: 60_000, ...options });
+  const env = { ...(options.env ?? process.env), PATH: absolutePath(options.env?.PATH ?? process.env.PATH) };
+  const r = spawnSync(command, args, { encoding: "utf8", timeout: 60_000, ...options, env });
   return r.status === 0 ? `${r.stdout ?? ""}${r.stderr ?? ""}` : undefined;
 }
 
@@ -58,13 +59,30 @@ export function executable(file) {
 }
 
 /**
+ * A PATH with its absolute entries only: an empty entry, `.` or `node_modules/.bin` is looked up from the working
+ * folder — a repository's, for whatever runbound runs there.
+ * @param {string | undefined} value
+ */
+export function absolutePath(value) {
+  return (value ?? "")
+    .split(path.delimiter)
+    .filter((entry) => path.isAbsolute(entry))
+    .join(path.delimiter);
+}
+
+/** This process's environment with PATH's relative entries dropped, for the commands setup runs by name. */
+function absoluteEnv() {
+  return { ...process.env, PATH: absolutePath(process.env.PATH) };
+}
+
+/**
  * A command on PATH, or its highest versioned name (`clangd-14`, `lldb-vscode-16`) when `versioned`.
  * @param {string} name
  * @param {boolean} [versioned]
  * @returns {string | undefined}
  */
 export function onPath(name, versioned = false) {
-  const dirs = (process.env.PATH ?? "").split(path.delimiter).filter(Boolean);
+  const dirs = absolutePath(process.env.PATH).split(path.delimiter).filter(Boolean);
   for (const dir of dirs) {
     const file = path.join(dir, name);
     if (executable(file) && !isMissingRustupComponent(file)) return file;
@@ -121,7 +139,13 @@ function goInstall(name, module, version) {
     log(`building ${name} ${version} from source with go install (a minute or two, once)`);
     const r = spawnSync("go", ["install", `${module}@${version}`], {
       stdio: ["ignore", "inherit", "inherit"],
-      env: { ...process.env, GOBIN: homeLayout(home).goBin, GOTOOLCHAIN: "local", GOFLAGS: "-modcacherw" },
+      env: {
+        ...process.env,
+        PATH: absolutePath(process.env.PATH),
+        GOBIN: homeLayout(home).goBin,
+        GOTOOLCHAIN: "local",
+        GOFLAGS: "-modcacherw",
+      },
     });
     return r.status === 0
       ? undefined
@@ -155,7 +179,7 @@ function aptInstall(packages) {
       ["update", "-qq"],
       ["install", "-y", "-qq", ...packages],
     ]) {
-      const r = spawnSync("apt-get", args, { stdio: ["ignore", "inherit", "inherit"] });
+      const r = spawnSync("apt-get", args, { stdio: ["ignore", "inherit", "inherit"], env: absoluteEnv() });
       if (r.status !== 0) return `apt-get ${args.join(" ")} failed (exit ${r.status ?? r.signal})`;
     }
     return undefined;
@@ -190,7 +214,10 @@ export const COMPONENTS = [
       if (!executable(python)) {
         if (!output("python3", ["--version"])) return "no python3 on PATH: install Python 3.9 or newer";
         log(`python3 -m venv ${venv}`);
-        const made = spawnSync("python3", ["-m", "venv", venv], { stdio: ["ignore", "inherit", "inherit"] });
+        const made = spawnSync("python3", ["-m", "venv", venv], {
+          stdio: ["ignore", "inherit", "inherit"],
+          env: absoluteEnv(),
+        });
         if (made.status !== 0) return `python3 -m venv failed (exit ${made.status ?? made.signal})`;
       }
       const pins = Object.entries(PYTHON_PACKAGES).map(([name, version]) => `${name}==${version}`);
@@ -226,6 +253,7 @@ export const COMPONENTS = [
       log("rustup component add rust-analyzer");
       const r = spawnSync("rustup", ["component", "add", "rust-analyzer"], {
         stdio: ["ignore", "inherit", "inherit"],
+        env: absoluteEnv(),
       });
       return r.status === 0 ? undefined : `rustup component add rust-analyzer failed (exit ${r.status})`;
     },

@@ -18,6 +18,17 @@ export function defaultHome(env = process.env) {
 }
 
 /**
+ * Caches runbound's sandboxes write (delve's Go build cache per workdir): never in runbound's home, which no sandbox
+ * may write. `$XDG_CACHE_HOME/runbound`, else `~/.cache/runbound`.
+ * @param {Record<string, string | undefined>} [env]
+ * @returns {string}
+ */
+export function cacheFolder(env = process.env) {
+  if (env.XDG_CACHE_HOME) return path.join(path.resolve(env.XDG_CACHE_HOME), "runbound");
+  return path.join(os.homedir(), ".cache", "runbound");
+}
+
+/**
  * Where each managed component lives inside a home.
  * @param {string} home
  */

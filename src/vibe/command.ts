@@ -35,7 +35,7 @@ export function commandBackend(
       const argv = args.map((arg) => arg.replaceAll("{surface}", context.surface));
       const proc = context.processes.spawn(`worker ${context.id}`, command, argv, {
         cwd: context.workdir,
-        env: { ...process.env, ...options.env?.set, RUNBOUND_SURFACE: context.surface },
+        env: { ...options.env?.set, RUNBOUND_SURFACE: context.surface },
         passEnv: [...(options.env?.pass ?? []), ...Object.keys(options.env?.set ?? {})],
         stdio: ["pipe", "pipe", "pipe"],
         confined: true,
