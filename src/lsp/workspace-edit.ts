@@ -34,7 +34,6 @@ import { readRegular, regularBytes } from "../files/regular.js";
 import { firstNonUtf8Line, notUtf8Message } from "../files/utf8.js";
 import { shownPath } from "../files/visible.js";
 import type { OpenDocument } from "./client.js";
-import { fromEncoding } from "./positions.js";
 
 export interface AppliedEdit {
   files: { path: string; edits: number }[];
@@ -184,7 +183,12 @@ class PlannedEdit {
   }
 }
 
-/** Applies LSP text edits to a text (positions in the server's encoding); overlapping edits are refused. */
+/**
+ * Applies LSP text edits to a text (positions in the server's encoding); overlapping edits are refused. The text is
+ * put together once from its kept pieces and the edits' new texts — spliced anew for each edit, 50,000 edits of a
+ * rename in one 0.6 MB file held the host's thread over two minutes — and each line's columns are converted once.
+ * Inserts at one position keep the order the server gave them (LSP's rule).
+ */
 export function applyTextEdits(
   rel: string,
   text: string,
@@ -192,32 +196,79 @@ export function applyTextEdits(
   encoding: string,
   tool: string,
 ): string {
-  const lines = text.split("\n");
-  const starts: number[] = [];
-  let offset = 0;
-  for (const line of lines) {
-    starts.push(offset);
-    offset += line.length + 1;
-  }
-  const at = (line: number, character: number) => {
-    if (line >= lines.length) return text.length;
-    const lineText = (lines[line] ?? "").replace(/\r$/, "");
-    return (starts[line] ?? 0) + Math.min(lineText.length, fromEncoding(lineText, character, encoding));
-  };
+  const offsets = new TextOffsets(text, encoding);
   const spans = edits
-    .map((e) => ({
-      from: at(e.range.start.line, e.range.start.character),
-      to: at(e.range.end.line, e.range.end.character),
-      text: e.newText,
-    }))
-    .sort((a, b) => b.from - a.from || b.to - a.to);
-  let out = text;
-  let floor = Number.POSITIVE_INFINITY;
+    .map((e, order) => {
+      const from = offsets.at(e.range.start.line, e.range.start.character);
+      const to = Math.max(from, offsets.at(e.range.end.line, e.range.end.character));
+      return { from, to, text: e.newText, order };
+    })
+    .sort((a, b) => a.from - b.from || a.to - b.to || a.order - b.order);
+  const pieces: string[] = [];
+  let kept = 0;
   for (const span of spans) {
-    if (span.to > floor)
+    if (span.from < kept)
       throw new ToolError(`${tool}: the server's edits to ${shownPath(rel)} overlap; nothing was changed.`);
-    out = out.slice(0, span.from) + span.text + out.slice(span.to);
-    floor = span.from;
+    pieces.push(text.slice(kept, span.from), span.text);
+    kept = span.to;
   }
-  return out;
+  pieces.push(text.slice(kept));
+  return pieces.join("");
+}
+
+/** Offsets in a text of LSP positions: line starts found once, a line's columns converted once per line. */
+class TextOffsets {
+  readonly #starts: number[] = [0];
+  /** Per line, the encoded length before each UTF-16 index (utf-8 and utf-32 only). */
+  readonly #encoded = new Map<number, Int32Array>();
+
+  constructor(
+    readonly text: string,
+    readonly encoding: string,
+  ) {
+    for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) this.#starts.push(at + 1);
+  }
+
+  /** The offset of `character` (in the encoding) on `line`: past the end of the text, its end; clamped to the line. */
+  at(line: number, character: number): number {
+    if (line >= this.#starts.length) return this.text.length;
+    const start = this.#starts[line]!;
+    const next = line + 1 < this.#starts.length ? this.#starts[line + 1]! - 1 : this.text.length;
+    const end = next > start && this.text.charCodeAt(next - 1) === 13 ? next - 1 : next;
+    if (this.encoding !== "utf-8" && this.encoding !== "utf-32")
+      return start + Math.min(end - start, character);
+    let encoded = this.#encoded.get(line);
+    if (!encoded) {
+      encoded = encodedLengths(this.text, start, end, this.encoding);
+      this.#encoded.set(line, encoded);
+    }
+    return start + lastAtOrBefore(encoded, character);
+  }
+}
+
+/** For each UTF-16 index of text[start, end) (and its end), the encoded length of what comes before it. */
+function encodedLengths(text: string, start: number, end: number, encoding: string): Int32Array {
+  const lengths = new Int32Array(end - start + 1);
+  let encoded = 0;
+  for (let i = start; i < end; ) {
+    const point = text.codePointAt(i)!;
+    const units = point > 0xffff ? 2 : 1;
+    encoded += encoding === "utf-32" ? 1 : point < 0x80 ? 1 : point < 0x800 ? 2 : point < 0x10000 ? 3 : 4;
+    // Inside a surrogate pair counts as after it: a column never splits a character.
+    for (let u = 1; u <= units; u++) lengths[i - start + u] = encoded;
+    i += units;
+  }
+  return lengths;
+}
+
+/** The last index whose encoded length is at most `column` (a column inside a character: its start). */
+function lastAtOrBefore(lengths: Int32Array, column: number): number {
+  let low = 0;
+  let high = lengths.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (lengths[mid]! <= column) low = mid;
+    else high = mid - 1;
+  }
+  return low;
 }

@@ -8,6 +8,7 @@ import { benchAst } from "./ast.js";
 import { benchCallOverhead } from "./call-overhead.js";
 import { benchDebug } from "./debug.js";
 import { benchEval } from "./eval.js";
+import { benchHostThread } from "./host-thread.js";
 import { benchLsp } from "./lsp.js";
 import { benchPlaces } from "./places.js";
 import { benchScale } from "./scale.js";
@@ -23,6 +24,7 @@ const results = [
   ...(!only || only === "vibe" ? await benchVibe() : []),
   ...(!only || only === "places" ? await benchPlaces() : []),
   ...(!only || only === "answers" ? await benchAnswers() : []),
+  ...(!only || only === "host" ? await benchHostThread() : []),
   // Many runs at once takes minutes and most of the machine: only when asked for.
   ...(only === "scale" ? await benchScale() : []),
 ];
