@@ -249,6 +249,20 @@ describe("ast_grep and ast_edit: a rule that cannot be right is refused, naming 
     );
   });
 
+  it("regexes are bounded by their characters together: an 8 MB one is refused at once, one of 100,000 runs", async () => {
+    // Compiled where the rule is checked, on the host's thread: 8 MB took it 1 s and left ~900 MB behind, per call
+    // (the bench row "8 MB regex rule" measures the thread).
+    const huge = await grep({ rule: { kind: "identifier", regex: "a".repeat(8_000_000) } });
+    expect(huge).toBe(
+      "`rule`'s regexes come to 8,000,000 characters or more, over the 100,000 a rule may have (each is compiled where the rule is checked); match by `kind` or `pattern` and keep the regex to the varying part. Nothing was searched.",
+    );
+    const split = { any: Array.from({ length: 20 }, () => ({ regex: "b".repeat(6_000) })) };
+    expect(await grep({ rule: split })).toMatch(/^`rule`'s regexes come to 120,000 characters or more/);
+    expect(await grep({ rule: { kind: "identifier", regex: `^(${"z".repeat(99_990)}|x)$` } })).toMatch(
+      /^\d+ match(es)? in 1 file/,
+    );
+  });
+
   it("ast_edit rewrites a rule's matches; a bad rule is refused before anyone is asked", async () => {
     const before = asked;
     const refused = await call(client, "ast_edit", {

@@ -61,10 +61,17 @@ export function checkRuleShape(args: RuleArgs): void {
 /** How deep and how large a rule may be: every key is checked, compiled and tried, and each level is a recursion. */
 const MAX_DEPTH = 24;
 const MAX_PARTS = 1000;
+/**
+ * The characters of all a rule's regexes together. ast-grep compiles a regex where the rule is checked — on the
+ * host's thread — and the CLI has no bound but the regex engine's: an 8 MB one held the thread 1 s and left ~900 MB
+ * behind, per call. 100,000 characters compile in ~20 ms; real rules' run to a few hundred.
+ */
+export const MAX_REGEX_CHARS = 100_000;
 
 function checkSize(args: RuleArgs): void {
   let parts = 0;
   let deepest = 0;
+  let regexChars = 0;
   const stack: { value: unknown; depth: number }[] = [
     { value: args.rule, depth: 1 },
     { value: args.constraints, depth: 1 },
@@ -74,11 +81,16 @@ function checkSize(args: RuleArgs): void {
     const { value, depth } = stack.pop()!;
     if (!value || typeof value !== "object") continue;
     deepest = Math.max(deepest, depth);
-    for (const child of Object.values(value)) {
+    for (const [key, child] of Object.entries(value)) {
       parts++;
+      if (key === "regex" && typeof child === "string") regexChars += child.length;
       stack.push({ value: child, depth: depth + 1 });
     }
   }
+  if (regexChars > MAX_REGEX_CHARS)
+    refuse(
+      `\`rule\`'s regexes come to ${regexChars.toLocaleString("en-US")} characters or more, over the ${MAX_REGEX_CHARS.toLocaleString("en-US")} a rule may have (each is compiled where the rule is checked); match by \`kind\` or \`pattern\` and keep the regex to the varying part`,
+    );
   if (deepest > MAX_DEPTH)
     refuse(
       `\`rule\` nests more than ${MAX_DEPTH} levels deep; write it flatter (\`all\` and \`any\` take lists)`,
