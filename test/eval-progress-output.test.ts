@@ -91,14 +91,13 @@ describe("eval: progress bars and cleared output (ipykernel)", () => {
   });
 
   it("a message of a million unterminated OSC openers is cleaned in one pass (as one regular expression, hours)", async () => {
-    // Each `ESC ]` without its terminator is a short escape, left out; the terminator was sought from every one.
+    // Each `ESC ]` is ended by the next ESC, and left out with its `x`; the terminator was sought from every one.
     const result = await cell(
       ["import sys", 'sys.stdout.write("\\x1b]x" * 1_000_000 + "\\ndone\\n")', "sys.stdout.flush()"].join(
         "\n",
       ),
     );
     const text = textOf(result);
-    expect(text).toMatch(/^\(\d+ earlier bytes of output dropped\)\nx+\ndone$/);
-    expect(text.length).toBeLessThan(40_000);
+    expect(text).toBe("\ndone");
   }, 60_000);
 });

@@ -21,6 +21,19 @@ describe("terminal escape sequences in program output", () => {
     expect(withoutTerminalEscapes(plain)).toBe(plain);
   });
 
+  it("an unterminated string sequence ends with its line, at another ESC, CAN or SUB — never at a BEL far below", () => {
+    // A test runner's title escape cut short, then the failure: the failure line and those after it stay.
+    const output = `${ESC}]0;pytest running\nFAILED test_x.py::test_one - assert 1 == 2\nnext line\n${ESC}]0;done\u0007ok\n`;
+    expect(withoutTerminalEscapes(output)).toBe(
+      "\nFAILED test_x.py::test_one - assert 1 == 2\nnext line\nok\n",
+    );
+    expect(withoutTerminalEscapes(`${ESC}]0;t${ESC}[31mred${ESC}[0m`)).toBe("red");
+    expect(withoutTerminalEscapes(`a${ESC}]0;t\u0018b`)).toBe("ab");
+    expect(withoutTerminalEscapes(`a${ESC}Pq#0;sixel\u001a b`)).toBe("a b");
+    expect(withoutTerminalEscapes(`a${ESC}]8;;https://x${ESC}\\link${ESC}]8;;${ESC}\\ z`)).toBe("alink z");
+    expect(withoutTerminalEscapes(`tail ${ESC}]0;unended`)).toBe("tail ");
+  });
+
   it("from a debuggee's output", () => {
     const none = { take: () => undefined };
     expect(programText({ category: "stdout", output: `${NOISY}\n` }, "debugpy", none)).toBe(`${CLEAN}\n`);

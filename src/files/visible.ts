@@ -72,32 +72,33 @@ export function isPlain(value: string, max = 64): boolean {
 }
 
 const ESC = String.fromCharCode(27);
-const BEL = String.fromCharCode(7);
 /**
  * A terminal's escape sequences (ECMA-48): CSI (colours, cursor moves: `ESC [ … letter`), OSC and the other string
- * sequences up to their terminator (a window title, a hyperlink: `ESC ] 8 ;; url ESC \`), and the short ones
- * (`ESC ( B`, `ESC 7`, `ESC =`). Only CSI sequences were taken out before: a title or a link reached the model raw.
- * A string sequence with no terminator is a short one. Its terminator is sought once, not from every opener: as one
- * regular expression, each unterminated `ESC ]` looked through the rest of the text (96 KB of them took 1 s, a
- * cell's 10 MB message hours).
+ * sequences (a window title, a hyperlink: `ESC ] 8 ;; url ESC \`), and the short ones (`ESC ( B`, `ESC 7`, `ESC =`).
+ * A string sequence ends where a terminal ends it: at its terminator (BEL, `ESC \`, ST), at CAN or SUB (aborted),
+ * at another ESC (which begins the next sequence) — and, here, at the end of its line: an unterminated `ESC ]`
+ * before a test's failure line ran to a BEL far below and took the failure and the lines between with it. Each
+ * sequence's end is found by one forward scan that the next one starts past: linear in the text (one regular
+ * expression looking for terminators from every opener took a cell's 10 MB message hours).
  */
 const INTRODUCER = new RegExp(`[${ESC}\u009b]`, "g");
 const CONTROL_SEQUENCE = new RegExp(`${ESC}\\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]`, "y");
 const SHORT_SEQUENCE = new RegExp(`${ESC}[ -/]*[0-~]`, "y");
 const STRING_OPENERS = "]PX^_";
+/** What ends a string sequence: BEL, CAN, SUB, ESC, a line feed, ST. */
+const STRING_END = new RegExp(`[\u0007\u0018\u001a${ESC}\n\u009c]`, "g");
 
 /** Program output as the model reads it: what a terminal would act on instead of showing is left out. */
 export function withoutTerminalEscapes(text: string): string {
   if (!text.includes(ESC) && !text.includes("\u009b")) return text;
   const kept: string[] = [];
-  const terminators = new Terminators(text);
   let from = 0;
   INTRODUCER.lastIndex = 0;
   for (let found = INTRODUCER.exec(text); found; found = INTRODUCER.exec(text)) {
     const at = found.index;
     let end = stickyEnd(CONTROL_SEQUENCE, text, at);
     if (end === -1 && text[at] === ESC && STRING_OPENERS.includes(text[at + 1] ?? "\n"))
-      end = terminators.endAfter(at + 2);
+      end = stringSequenceEnd(text, at + 2);
     if (end === -1 && text[at] === ESC) end = stickyEnd(SHORT_SEQUENCE, text, at);
     if (end === -1) continue;
     kept.push(text.slice(from, at));
@@ -108,28 +109,18 @@ export function withoutTerminalEscapes(text: string): string {
   return kept.join("");
 }
 
+/** Where a string sequence whose content starts at `from` ends: past its terminator, or before what ends it. */
+function stringSequenceEnd(text: string, from: number): number {
+  STRING_END.lastIndex = from;
+  const found = STRING_END.exec(text);
+  if (!found) return text.length;
+  const at = found.index;
+  const char = text[at];
+  if (char === ESC) return text[at + 1] === "\\" ? at + 2 : at;
+  return char === "\n" ? at : at + 1;
+}
+
 function stickyEnd(pattern: RegExp, text: string, at: number): number {
   pattern.lastIndex = at;
   return pattern.test(text) ? pattern.lastIndex : -1;
-}
-
-/** The string terminators (BEL, `ESC \`) of a text, each next one found once and kept while it lies ahead. */
-class Terminators {
-  readonly #text: string;
-  #bel = -2;
-  #st = -2;
-
-  constructor(text: string) {
-    this.#text = text;
-  }
-
-  /** Where the first terminator at or after `at` ends; -1 if none. */
-  endAfter(at: number): number {
-    if (this.#bel !== -1 && this.#bel < at) this.#bel = this.#text.indexOf(BEL, at);
-    if (this.#st !== -1 && this.#st < at) this.#st = this.#text.indexOf(`${ESC}\\`, at);
-    const bel = this.#bel === -1 ? Number.POSITIVE_INFINITY : this.#bel + 1;
-    const st = this.#st === -1 ? Number.POSITIVE_INFINITY : this.#st + 2;
-    const end = Math.min(bel, st);
-    return end === Number.POSITIVE_INFINITY ? -1 : end;
-  }
 }
