@@ -624,6 +624,30 @@ describe("eval: the Jupyter server dies under the run", () => {
     }
   });
 
+  it("a harness logger that itself writes with console.log gets the library's lines once, on the console", async () => {
+    const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
+    try {
+      const workdir = await workdirWith();
+      const run = track(
+        await createRun({
+          workdir,
+          approver: "always",
+          lsp: false,
+          logger: (entry) => console.log(`[${entry.level}] ${entry.message}`),
+        }),
+      );
+      const text = textOf(
+        await call(await run.link({ surface: "full" }), "eval", { code: "1 + 1", description: label }),
+      );
+      expect(text).toBe("2");
+      const lines = log.mock.calls.map((c) => String(c[0]));
+      expect(lines.some((l) => /^\[debug\] Starting WebSocket: /.test(l))).toBe(true);
+      expect(lines.filter((l) => l.startsWith("[debug] [debug]"))).toEqual([]);
+    } finally {
+      log.mockRestore();
+    }
+  });
+
   it("without a logger, warnings go to stderr as one prefixed line; debug lines are dropped", () => {
     const write = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
     try {

@@ -166,15 +166,26 @@ function answerInput(
 /** What one IOPub message adds to the result: stream text, a displayed value or image, an error. */
 function takeOutput(msg: KernelMessage.IIOPubMessage, result: CellResult, output: TerminalText): void {
   const type = msg.header.msg_type;
+  // What runbound's Jupyter server cut from a message too large to carry (python/jupyter-server-config.py).
+  const cut = (msg.content as { runbound_dropped?: number | Record<string, number> }).runbound_dropped;
   if (type === "stream") {
     const stream = (msg as KernelMessage.IStreamMsg).content;
     output.write(withoutTerminalEscapes(stream.text), stream.name);
+    if (typeof cut === "number") output.dropped += cut;
   } else if (type === "clear_output") {
     output.clear((msg as KernelMessage.IClearOutputMsg).content.wait);
   } else if (type === "execute_result" || type === "display_data") {
     const data = (msg as KernelMessage.IExecuteResultMsg).content.data;
     const png = data["image/png"];
     output.beforeImage();
+    for (const [mime, size] of typeof cut === "object" ? Object.entries(cut) : []) {
+      const plain = data["text/plain"];
+      if (mime === "text/plain") output.dropped += size - (typeof plain === "string" ? plain.length : 0);
+      if (mime === "text/plain") continue;
+      if (mime.startsWith("image/")) countDroppedImage(result, size);
+      else
+        output.block(`(${mime} of ${size.toLocaleString("en-US")} characters not shown: too large to carry)`);
+    }
     if (typeof png === "string") keepImage(result, png.replace(/\n/g, ""));
     const plain = data["text/plain"];
     const markdown = data["text/markdown"];
@@ -185,13 +196,15 @@ function takeOutput(msg: KernelMessage.IIOPubMessage, result: CellResult, output
       output.block(withoutTerminalEscapes(plain));
   } else if (type === "error") {
     const content = (msg as KernelMessage.IErrorMsg).content;
+    // The lengths of what the server cut (a value or a line of many megabytes), so the answer says them right.
+    const lengths = typeof cut === "object" ? cut : {};
     result.error = {
       name: content.ename,
-      value: clipEnd(content.evalue, ERROR_VALUE_LIMIT),
+      value: clipEnd(content.evalue, ERROR_VALUE_LIMIT, lengths.value),
       traceback: clipMiddle(
         withoutTerminalEscapes(content.traceback.join("\n"))
           .split("\n")
-          .map((line) => clipEnd(line, ERROR_VALUE_LIMIT))
+          .map((line, i) => clipEnd(line, ERROR_VALUE_LIMIT, lengths[String(i)]))
           .join("\n"),
         TRACEBACK_LIMIT,
       ),
@@ -261,16 +274,20 @@ function keepImage(result: CellResult, data: string): void {
     result.images.push({ mimeType: "image/png", data });
     return;
   }
+  countDroppedImage(result, data.length);
+}
+
+/** An image not carried in the answer, by the length of its base64 text. */
+function countDroppedImage(result: CellResult, base64Length: number): void {
   const dropped = result.droppedImages ?? { count: 0, bytes: 0 };
   dropped.count++;
-  dropped.bytes += Math.floor((data.length * 3) / 4);
+  dropped.bytes += Math.floor((base64Length * 3) / 4);
   result.droppedImages = dropped;
 }
 
-function clipEnd(text: string, max: number): string {
-  return text.length <= max
-    ? text
-    : `${text.slice(0, max)}… (${text.length.toLocaleString("en-US")} characters)`;
+/** `text` cut at `max`, saying how long it was (`length`: when the text is already a cut of a longer one). */
+function clipEnd(text: string, max: number, length: number = text.length): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${length.toLocaleString("en-US")} characters)`;
 }
 
 function clipMiddle(text: string, max: number): string {

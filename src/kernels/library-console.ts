@@ -30,7 +30,9 @@ function routeConsole(): void {
     if (routed.has(previous)) continue;
     const wrapper: ConsoleMethod = (...data) => {
       const logger = current.getStore();
-      if (logger) logger({ level, source: "eval", message: format(...data) });
+      // The harness's logger runs outside the routing: one that writes with console.log (as many do) would call
+      // itself until the stack ran out, and the cell failed with "Maximum call stack size exceeded".
+      if (logger) current.exit(() => logger({ level, source: "eval", message: format(...data) }));
       else previous.apply(console, data);
     };
     routed.add(wrapper);
