@@ -11,7 +11,19 @@ import { createRun } from "../src/index.js";
 import { call, textOf, track, workdirWith } from "./helpers.js";
 
 /** The programs servers run by name, each planted where a relative PATH entry finds it. */
-const PLANTED = ["python", "python3", "go", "cargo", "rustc", "rustup", "node", "clang", "gcc", "cc", "clangd"];
+const PLANTED = [
+  "python",
+  "python3",
+  "go",
+  "cargo",
+  "rustc",
+  "rustup",
+  "node",
+  "clang",
+  "gcc",
+  "cc",
+  "clangd",
+];
 const PLACES = [".", "bin", ".venv/bin", "node_modules/.bin"];
 
 const PROJECT = {
