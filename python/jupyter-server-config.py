@@ -191,8 +191,14 @@ _on_zmq_reply = _Channels._on_zmq_reply
 
 
 def _on_zmq_reply_bounded(self, stream, msg_list):
-    # Every channel: an error's value comes on iopub and again in the shell channel's execute_reply.
-    return _on_zmq_reply(self, stream, _bounded(msg_list))
+    # Every channel: an error's value comes on iopub and again in the shell channel's execute_reply. A message this
+    # cannot read goes on as it came: bounding must never lose one.
+    try:
+        bounded = _bounded(msg_list)
+    except Exception:
+        self.log.warning("runbound: a message could not be bounded; sent as it came", exc_info=True)
+        bounded = msg_list
+    return _on_zmq_reply(self, stream, bounded)
 
 
 _Channels._on_zmq_reply = _on_zmq_reply_bounded
