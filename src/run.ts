@@ -128,6 +128,7 @@ export class Run {
         this.processes,
         this.home,
         debugOptions,
+        options.confine === "required",
       );
     }
     if (options.lsp !== false) this.#wireLsp(options);

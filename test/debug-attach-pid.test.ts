@@ -83,6 +83,10 @@ describe("attach by process id", () => {
         return;
       }
       expect(attached).toMatch(new RegExp(`^Attached to .* with .*attached to pid ${child.pid}`));
+      // Said in the answer as on the card: a debugger on the host can make the program run any code.
+      expect(attached).toContain(
+        `The debugger runs on the host beside pid ${child.pid}, outside the sandbox: an evaluate or set_variable makes that program run any code, as the harness's user.`,
+      );
       await debug({ operation: "breakpoints", file: c.file, lines: [c.line] });
       let status = "";
       for (let i = 0; i < 100 && !/Stopped \(breakpoint\)/.test(status); i++) {
@@ -125,7 +129,7 @@ describe("attach by process id", () => {
         );
         expect(cards).toEqual([
           expect.stringMatching(
-            /^attach a debugger to pid \d+ \(`.+`\) on the host, outside the sandbox: it can make that program run anything$/,
+            /^attach a debugger to pid \d+ \(`.+`\) on the host, outside the sandbox: through it, that program can be made to run any code as the harness's user$/,
           ),
         ]);
       } finally {
@@ -133,6 +137,32 @@ describe("attach by process id", () => {
       }
     } finally {
       await other.dispose();
+    }
+  });
+
+  it('a run created with confine: "required" refuses attach by pid, saying why and what to do instead', async () => {
+    const child = spawn(path.join(dir, "go/spin"), [], { cwd: dir, stdio: "ignore" });
+    children.push(child);
+    const required = await createRun({
+      workdir: dir,
+      conversationId: "required",
+      approver: "always",
+      lsp: false,
+      confine: "required",
+    });
+    try {
+      const refused = textOf(
+        await call(await required.link({ surface: "full" }), "debug", {
+          operation: "attach",
+          pid: child.pid,
+        }),
+      );
+      expect(refused).toBe(
+        `attach by pid is refused on this run: it was created with confine: "required", and a debugger joining pid ${child.pid} runs on the host, outside the sandbox, where it can make that program run any code as the harness's user. Start the program under a debug server inside the run (eval or a worker: \`python -m debugpy --listen 127.0.0.1:PORT app.py\`) and attach by port, or launch it.`,
+      );
+    } finally {
+      await required.dispose();
+      child.kill("SIGKILL");
     }
   });
 

@@ -233,8 +233,13 @@ export const OPERATIONS: Record<DebugOperation, Operation> = {
     if (args.watch) debug.setWatch(args.watch);
     const { report, breakpoints, session, notes } =
       args.pid !== undefined ? await debug.attachPid(args.pid) : await debug.attach(need(args, "port"));
+    // Said in the answer as on the card: what a debugger on the host can do is not obvious from "attached".
+    const onHost =
+      args.pid !== undefined
+        ? `\nThe debugger runs on the host beside pid ${args.pid}, outside the sandbox: an evaluate or set_variable makes that program run any code, as the harness's user.`
+        : "";
     return {
-      text: `Attached to ${debug.describe(session)} with ${session.adapter.detail}.${notesText(notes)}\n${describeStop(report)}`,
+      text: `Attached to ${debug.describe(session)} with ${session.adapter.detail}.${onHost}${notesText(notes)}\n${describeStop(report)}`,
       structured: { operation: "attach", breakpoints, ...report },
     };
   },

@@ -56,6 +56,7 @@ export class DebugSession {
   readonly #output = new OutputRing(OUTPUT_LIMIT);
   readonly #workdir: string;
   readonly #timeouts: SessionTimeouts;
+  readonly #libraries: () => readonly string[];
   readonly #processes: ProcessTracker;
 
   constructor(
@@ -65,6 +66,8 @@ export class DebugSession {
     workdir: string,
     processes: ProcessTracker,
     timeouts: SessionTimeouts,
+    /** The library roots a stop may quote besides the workdir (files/library-roots.ts). */
+    libraries: () => readonly string[] = () => [],
   ) {
     this.spec = spec;
     this.adapter = adapter;
@@ -72,6 +75,7 @@ export class DebugSession {
     this.#workdir = workdir;
     this.#processes = processes;
     this.#timeouts = timeouts;
+    this.#libraries = libraries;
   }
 
   get pid(): number | undefined {
@@ -124,6 +128,7 @@ export class DebugSession {
       this.#capabilities,
       this.#workdir,
       t.requestMs,
+      this.#libraries,
     );
     // The order that works for debugpy, delve and lldb: launch (not awaited), initialized, breakpoints,
     // configurationDone, then the launch response. The first stop can come at once: wait for it from the start.

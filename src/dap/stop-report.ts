@@ -6,6 +6,7 @@
 import path from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { ToolError } from "../errors.js";
+import { within } from "../files/library-roots.js";
 import { fileLines } from "../files/lines.js";
 import { snippetOf } from "../files/snippet.js";
 import type { DapClient } from "./client.js";
@@ -19,6 +20,9 @@ export interface Stop {
   readonly text?: string;
   readonly description?: string;
 }
+
+/** What a stop shows for a line of a file outside the workdir and the library roots. */
+export const OUTSIDE_SOURCE = "(outside the workdir and the libraries: not shown)";
 
 const MAX_FRAMES = 30;
 const MAX_CHILDREN = 50;
@@ -34,6 +38,8 @@ export class StopInspector {
     readonly capabilities: DebugProtocol.Capabilities,
     readonly workdir: string,
     readonly requestMs: number,
+    /** The folders besides the workdir whose files a stop may quote (the run's library roots). */
+    readonly libraries: () => readonly string[] = () => [],
   ) {}
 
   async stackFrames(threadId: number): Promise<DebugProtocol.StackFrame[]> {
@@ -256,9 +262,15 @@ export class StopInspector {
     return error instanceof Error ? error.message : String(error);
   }
 
-  /** The stop's line as a snippet: clipped around the column on a long (minified) line. */
+  /**
+   * The stop's line as a snippet: clipped around the column on a long (minified) line. Only from the workdir and the
+   * library roots: an adapter or a debug server a cell started names whatever path it likes (/etc/shadow), and
+   * runbound reads on the host as the harness's user — elsewhere the path is named, its content not read.
+   */
   sourceLine(rel: string, line: number, column = 1): string {
-    return snippetOf(fileLines(path.resolve(this.workdir, rel)) ?? [], line - 1, column - 1);
+    const file = path.resolve(this.workdir, rel);
+    if (!within(file, [this.workdir]) && !within(file, this.libraries())) return OUTSIDE_SOURCE;
+    return snippetOf(fileLines(file) ?? [], line - 1, column - 1);
   }
 
   rel(file: string): string {

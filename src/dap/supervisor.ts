@@ -7,6 +7,7 @@ import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { ToolError } from "../errors.js";
+import { libraryRoots } from "../files/library-roots.js";
 import { fileLines } from "../files/lines.js";
 import { confine, confineExisting } from "../files/paths.js";
 import { rootAbove, rootsIn } from "../files/roots.js";
@@ -57,6 +58,7 @@ export class DebugSupervisor {
   readonly conversation: string;
   readonly #workdir: string;
   readonly #home: string;
+  readonly #confineRequired: boolean;
   readonly #processes: ProcessTracker;
   readonly #ttlMs: number;
   readonly #timeouts: SessionTimeouts;
@@ -75,9 +77,12 @@ export class DebugSupervisor {
     processes: ProcessTracker,
     home: string,
     options: DebugOptions = {},
+    /** The run was created with `confine: "required"`: nothing of it may run code outside the sandbox. */
+    confineRequired = false,
   ) {
     this.#workdir = workdir;
     this.#home = home;
+    this.#confineRequired = confineRequired;
     this.conversation = conversation;
     this.#processes = processes;
     this.#ttlMs = (options.ttlSeconds ?? 1800) * 1000;
@@ -240,6 +245,7 @@ export class DebugSupervisor {
       this.#workdir,
       this.#processes,
       this.#timeouts,
+      () => libraryRoots(this.#home),
     );
     return this.#begin(session, target.shown, () => session.launch(args, root, this.#breakpoints));
   }
@@ -250,8 +256,15 @@ export class DebugSupervisor {
     return this.#attachTo(portTarget(port, this.#workdir, this.#home));
   }
 
-  /** Attaches to a running program by its process id (in the workdir; the debugger joins it from the host). */
+  /**
+   * Attaches to a running program by its process id (in the workdir; the debugger joins it from the host, outside
+   * the sandbox, and can make that program run anything: refused where the run requires confinement).
+   */
   async attachPid(pid: number): Promise<Begun> {
+    if (this.#confineRequired)
+      throw new ToolError(
+        `attach by pid is refused on this run: it was created with confine: "required", and a debugger joining pid ${pid} runs on the host, outside the sandbox, where it can make that program run any code as the harness's user. Start the program under a debug server inside the run (eval or a worker: \`python -m debugpy --listen 127.0.0.1:PORT app.py\`) and attach by port, or launch it.`,
+      );
     await this.#refuseIfRunning();
     return this.#attachTo(pidTarget(pid, this.#workdir, this.#home));
   }
@@ -265,6 +278,7 @@ export class DebugSupervisor {
       this.#workdir,
       this.#processes,
       this.#timeouts,
+      () => libraryRoots(this.#home),
     );
     const attached = () => session.attach(target, this.#workdir, this.#breakpoints);
     return this.#begin(

@@ -1,9 +1,10 @@
 /**
- * Where a language-server answer may quote from: the workdir, and the run's library roots — runbound's home and
+ * Where an answer may quote from — a language server's, a debug stop's: the workdir, and the run's library roots — runbound's home and
  * npm components (bundled stubs, TypeScript's libs), the system's prefixes, and the toolchains' sources (Go's root
  * and module cache, rustup's toolchains, cargo's registry, the Python base prefix). Anything else a server points
- * at (a committed symlink to a folder outside, a `../../outside` import, pyright's extraPaths) is named without its
- * content: `read` refuses it, and an answer must not be the way around that.
+ * at (a committed symlink to a folder outside, a `../../outside` import, pyright's extraPaths, a debug server's frame
+ * naming /etc/shadow) is named without its content: `read` refuses it, and an answer must not be the way around
+ * that — runbound reads as the harness's user, on the host.
  */
 import { spawnSync } from "node:child_process";
 import { realpathSync } from "node:fs";

@@ -7,10 +7,10 @@ import type {
   MarkedString,
   MarkupContent,
 } from "vscode-languageserver-protocol";
+import { within } from "../files/library-roots.js";
 import { fileLines } from "../files/lines.js";
 import { snippetOf } from "../files/snippet.js";
 import { plural } from "../files/text.js";
-import { within } from "./content-roots.js";
 import { uriPath } from "./diagnostics.js";
 import { plainMarkup } from "./markup.js";
 import type { Place } from "./schema.js";

@@ -11,9 +11,9 @@ import type {
   TypeHierarchyItem,
 } from "vscode-languageserver-protocol";
 import { ToolError } from "../errors.js";
+import { within } from "../files/library-roots.js";
 import { plural } from "../files/text.js";
 import { shownPath, visibleLine } from "../files/visible.js";
-import { within } from "./content-roots.js";
 import { uriPath } from "./diagnostics.js";
 import { NOT_SHOWN, type SnippetReader, SYMBOL_KINDS } from "./format.js";
 import { ServerRefusal } from "./request-errors.js";

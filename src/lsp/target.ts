@@ -5,11 +5,11 @@
 import { pathToFileURL } from "node:url";
 import type { ServerCapabilities } from "vscode-languageserver-protocol";
 import { ToolError } from "../errors.js";
+import { libraryRoots } from "../files/library-roots.js";
 import { fileText } from "../files/lines.js";
 import { type ConfinedPath, confine, confineExisting } from "../files/paths.js";
 import { notRegularMessage, specialKindOf } from "../files/regular.js";
 import type { LspClient } from "./client.js";
-import { libraryRoots } from "./content-roots.js";
 import { SnippetReader } from "./format.js";
 import type { DiagnosticsJournal } from "./journal.js";
 import { analyse, familyOf, locateSymbol, toEncoding } from "./positions.js";

@@ -27,7 +27,7 @@ export const debugTool = defineTool({
     args.operation === "launch"
       ? `launch ${args.program ?? "?"} ${(args.args ?? []).join(" ")} under a debugger`
       : args.operation === "attach" && args.pid !== undefined
-        ? `attach a debugger to pid ${args.pid} (\`${commandOf(args.pid) || "?"}\`) on the host, outside the sandbox: it can make that program run anything`
+        ? `attach a debugger to pid ${args.pid} (\`${commandOf(args.pid) || "?"}\`) on the host, outside the sandbox: through it, that program can be made to run any code as the harness's user`
         : `debug ${args.operation}`,
   check: checkDebugArgs,
   async run(args, ctx) {
