@@ -66,7 +66,8 @@ describe("lsp faults (scripted server)", () => {
     expect(status).toMatch(
       /fake @ \.: crashed, pid \d+, 1 restart, last error: the (connection closed|process exited)/,
     );
-    const pid = (await received()).find((m) => m.method === "started")!.pid!;
+    // The process runbound started (the server's own pid is another inside its sandbox's PID namespace).
+    const pid = Number(/crashed, pid (\d+)/.exec(status)![1]);
     await expect.poll(() => isAlive(pid)).toBe(false);
     // Within the backoff the call says when the restart comes, instead of hammering a crashing server.
     expect(textOf(await lsp({ action: "hover", ...at }))).toMatch(
@@ -127,7 +128,7 @@ describe("lsp faults (scripted server)", () => {
       'Fake answered textDocument/definition with an error: no views. That is the server\'s own answer, not a fault of the arguments. Fake reported before: "failed to load mod.fake: tool missing". Most often its project does not load here: `lsp diagnostics` with file "*" shows the build\'s errors, `lsp status` what the server last reported.',
     );
     expect(textOf(await lsp({ action: "status" }))).toMatch(
-      /^ {2}fake @ \.: ready, pid \d+, last reported: "failed to load mod\.fake: tool missing", on the host/m,
+      /^ {2}fake @ \.: ready, pid \d+, last reported: "failed to load mod\.fake: tool missing", confined$/m,
     );
   });
 
@@ -139,9 +140,9 @@ describe("lsp faults (scripted server)", () => {
   });
 
   it("dispose ends the server process", async () => {
-    const { lsp, received, run } = await fakeRun("normal");
+    const { lsp, run } = await fakeRun("normal");
     await lsp({ action: "hover", ...at });
-    const pid = (await received()).find((m) => m.method === "started")!.pid!;
+    const pid = run.processes.running().find((p) => p.label === "fake language server")!.pid;
     expect(await isAlive(pid)).toBe(true);
     await run.dispose();
     expect(await isAlive(pid)).toBe(false);

@@ -1,7 +1,9 @@
 /**
  * Language-server answers quote only the workdir and the run's library roots: a `../outside` import, a committed
  * symlink to a folder outside, and pyright's extraPaths all lead a real server to a file `read` refuses — its
- * location is named, its lines are not shown, on a plan surface (TypeScript 7 and pyright).
+ * location is named, its lines are not shown, on a plan surface (TypeScript 7 and pyright). Here the run does not
+ * confine (`confine: "off"`), so the servers run on the host and do read those files: the answers must still not
+ * quote them. Confined (the default), a server has no such file at all (`isolation-lsp`).
  */
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -34,7 +36,7 @@ describe("lsp answers never quote a file outside the workdir", () => {
     }
     // A committed symlink that leads out of the workdir.
     await symlink("../outside2", path.join(base, "project", "vendor"));
-    run = await createRun({ workdir: path.join(base, "project"), kernels: false });
+    run = await createRun({ workdir: path.join(base, "project"), kernels: false, confine: "off" });
   });
   afterAll(async () => {
     await run.dispose();

@@ -414,8 +414,10 @@ describe("lsp_rename with new_path: a file moved with the imports its servers up
   async function fakeMove(mode: string, name = "a.fake") {
     const files = { "fake.toml": "", [name]: "old name\n", "b.fake": "bee\n" };
     const workdir = await workdirWith(files);
-    // Beside the workdir, whose tree the test compares: in a folder of its own, removed after the test.
-    const log = path.join(await workdirWith(), "fake-lsp.log");
+    // Beside the workdir, whose tree the test compares: in a folder of its own, removed after the test, which the
+    // server's sandbox is given to write (sandbox.writable).
+    const logDir = await workdirWith();
+    const log = path.join(logDir, "fake-lsp.log");
     const spec: ServerSpec = {
       id: "fake",
       name: "Fake",
@@ -439,6 +441,7 @@ describe("lsp_rename with new_path: a file moved with the imports its servers up
         workdir,
         approver: "always",
         lsp: { servers: [spec], timeouts: { diagnosticsMs: 500, requestMs: 1000 } },
+        sandbox: { writable: [logDir] },
       }),
     );
     const client = await run.link({ surface: "full" });

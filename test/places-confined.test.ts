@@ -160,7 +160,7 @@ describe.skipIf(!bwrap.ok)("confined: a cell, a debuggee and a worker reach only
 });
 
 describe.skipIf(!bwrap.ok)("confined: a trusted workspace's own language server", () => {
-  it("runs confined (it runs the project's code): it cannot read the home; runbound's own run on the host", async () => {
+  it("runs confined (it runs the project's code): it cannot read the home; runbound's own run confined too", async () => {
     writeFileSync(canary, "SECRET-CANARY\n");
     const workdir = await workdirWith({
       "pyproject.toml": "",
@@ -184,12 +184,12 @@ describe.skipIf(!bwrap.ok)("confined: a trusted workspace's own language server"
       await new Promise((resolve) => setTimeout(resolve, 4000));
       const status = textOf(await call(plan, "lsp", { action: "status" }));
       expect(status).toMatch(/pyright @ \.: ready, pid \d+, confined \(it runs the project's code\)/);
-      expect(status).toMatch(/^Servers that run the project's code run confined \(bubblewrap/m);
+      expect(status).toMatch(/^Servers run confined \(bubblewrap/m);
       const untrusted = track(await createRun({ workdir, kernels: false }));
       const own = await untrusted.link({ surface: "plan" });
       await call(own, "lsp", { action: "hover", file: "app.py", line: 1, symbol: "greet" });
       expect(textOf(await call(own, "lsp", { action: "status" }))).toMatch(
-        /pyright @ \.: ready, pid \d+, on the host \(it runs runbound's code only\)/,
+        /pyright @ \.: ready, pid \d+, confined$/m,
       );
     } finally {
       rmSync(canary, { force: true });

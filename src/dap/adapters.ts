@@ -5,7 +5,6 @@
  * debugpy), then PATH — attaching from the wrong interpreter fails in a way that reads as broken code.
  */
 import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { environmentHas } from "../files/python-env.js";
@@ -13,7 +12,7 @@ import { packageRoot } from "../home.js";
 import { resolveBinary } from "../proc/binaries.js";
 import { childEnvironment } from "../proc/environment.js";
 import { LLDB_ADAPTERS, setupCommand } from "../setup/components.mjs";
-import { cacheFolder, homeLayout } from "../setup/home.mjs";
+import { homeLayout } from "../setup/home.mjs";
 
 export type BuiltInAdapter = "debugpy" | "delve" | "lldb" | "dart";
 /** A built-in adapter, or one of the harness's own (`debug.adapters`), by its id. */
@@ -32,12 +31,8 @@ export interface ResolvedAdapter {
    * attach from another PID namespace, and the program is not runbound's to confine.
    */
   readonly onHost?: boolean;
-  /**
-   * A build cache of its own for when it runs confined (the home's, hidden there, made delve rebuild the standard
-   * library on every launch: 11 s instead of 0.8): a folder in runbound's home per workdir, so that what one
-   * project's programs write there is never read by another's builds, nor by the host's.
-   */
-  readonly confinedCache?: { readonly dir: string; readonly env: Readonly<Record<string, string>> };
+  /** A build cache of the workdir's own for when it runs confined (proc/build-cache.ts says why). */
+  readonly buildCache?: "go";
 }
 
 export interface AdapterSpec {
@@ -131,18 +126,13 @@ export const ADAPTERS: readonly AdapterSpec[] = [
         options,
       );
       if (!found) return { missing: "dlv was not found in the project, runbound's home or PATH" };
-      const cache = path.join(
-        cacheFolder(),
-        "go-build",
-        createHash("sha256").update(workdir).digest("hex").slice(0, 16),
-      );
       return {
         id: "delve",
         command: found.command,
         args: found.args,
         transport: "tcp",
         detail: `dlv at ${found.command}`,
-        confinedCache: { dir: cache, env: { GOCACHE: cache } },
+        buildCache: "go",
       };
     },
     // delve builds the package of `program` (a file or folder) itself.

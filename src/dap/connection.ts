@@ -4,12 +4,12 @@
  * or a program's own debug server on a port (debugpy --listen, dlv --headless).
  */
 import { randomUUID } from "node:crypto";
-import { mkdirSync, realpathSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { TerminalText } from "../files/terminal-text.js";
 import { withoutTerminalEscapes } from "../files/visible.js";
+import { goBuildCache } from "../proc/build-cache.js";
 import { expectSocketFile } from "../proc/socket-file.js";
 import { exitedAndDrained, type ProcessTracker, type TrackedProcess } from "../proc/tracker.js";
 import type { AdapterSpec, ResolvedAdapter } from "./adapters.js";
@@ -35,7 +35,7 @@ export async function connectAdapter(
   spec: AdapterSpec,
   adapter: ResolvedAdapter,
   remote: { host: string; port: number } | undefined,
-  options: { cwd: string; processes: ProcessTracker; launchMs: number },
+  options: { cwd: string; workdir: string; processes: ProcessTracker; launchMs: number },
   events: ConnectionEvents,
 ): Promise<AdapterConnection> {
   if (remote) {
@@ -59,16 +59,14 @@ export async function connectAdapter(
         )
       : adapter.args;
   const cache =
-    !adapter.onHost && options.processes.confinedPlace.kind === "confined"
-      ? adapter.confinedCache
+    !adapter.onHost && adapter.buildCache && options.processes.confinedPlace.kind === "confined"
+      ? goBuildCache(options.workdir)
       : undefined;
-  if (cache) mkdirSync(cache.dir, { recursive: true });
   const proc = options.processes.spawn(`${spec.id} debug adapter`, adapter.command, args, {
     cwd: options.cwd,
     stdio: ["pipe", "pipe", "pipe"],
     confined: !adapter.onHost,
-    // By its real path: the place mounts no folder that passes through a link.
-    ...(cache ? { env: cache.env, writable: [realpathSync(cache.dir)] } : {}),
+    ...(cache ? { env: cache.env, writable: [cache.dir] } : {}),
   });
   let stderr = "";
   proc.child.stderr?.on("data", (d: Buffer) => {

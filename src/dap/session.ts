@@ -313,7 +313,7 @@ export class DebugSession {
       this.spec,
       this.adapter,
       this.#remote,
-      { cwd, processes: this.#processes, launchMs: this.#timeouts.launchMs },
+      { cwd, workdir: this.#workdir, processes: this.#processes, launchMs: this.#timeouts.launchMs },
       {
         output: (text) => this.#output.append(text),
         ended: (why) => {

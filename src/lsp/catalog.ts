@@ -61,6 +61,8 @@ export interface ServerSpec {
   };
   /** Added to the server's environment (and its project-wide check's). */
   readonly env?: Readonly<Record<string, string>>;
+  /** A build cache of its root's own when it runs confined, for the server and its check (proc/build-cache.ts). */
+  readonly buildCache?: "go";
 }
 
 export type TypeScriptServer = "tsgo" | "typescript-language-server";
@@ -147,6 +149,7 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
       rootMarkers: ["go.work", "go.mod"],
       candidates: [{ name: "gopls", args: [] }],
       install: `${setupCommand("gopls")} (builds it with the machine's Go into runbound's home)`,
+      buildCache: "go",
       untrusted: {
         // A go.mod's `go` or `toolchain` line makes the go command download that toolchain and run it.
         env: { GOTOOLCHAIN: "local" },

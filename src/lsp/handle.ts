@@ -34,8 +34,10 @@ export interface ServerStatus {
   reported?: string;
   /** Stopped for idleness now, or started again after it. */
   idle?: string;
-  /** Runs in the run's place: it runs the project's code (confined), or the run's place is a container. */
+  /** Runs in the run's place (confined, or the container), not on the host. */
   inPlace: boolean;
+  /** Runs the project's code (trusted: the project's own server, or one that runs its build scripts). */
+  runsProjectCode: boolean;
 }
 
 export interface UnavailableServer {
@@ -54,6 +56,7 @@ export function statusOf(handle: Handle, root: string, idleMs: number): ServerSt
     command: client.resolved.command,
     restarts: handle.restarts,
     inPlace: client.inPlace,
+    runsProjectCode: client.confined,
     ...(client.progressTitles.length ? { progress: client.progressTitles } : {}),
     ...(client.lastError && !handle.idle.stopped ? { lastError: client.lastError } : {}),
     ...(client.output.reports.length ? { reported: client.output.reports.at(-1) } : {}),

@@ -11,6 +11,7 @@ import { exitedAndDrained, type ProcessTracker } from "../proc/tracker.js";
 import { npmBin, tsgoBinary } from "../setup/npm.js";
 import type { ServerSpec } from "./catalog.js";
 import type { DiagnosticRow } from "./schema.js";
+import { spawnEnvironment } from "./server-process.js";
 
 export interface CheckRun {
   readonly server: string;
@@ -249,9 +250,10 @@ async function execute(
   const proc = processes.spawn(`${spec.id} check`, resolved.command, resolved.args, {
     cwd: root,
     stdio: ["ignore", "pipe", "pipe"],
-    // What runs the project's code (its build scripts, or its own checker) runs where the run confines.
-    confined: checker.runsProjectCode === true || resolved.from === "project",
-    ...(spec.env ? { env: spec.env } : {}),
+    // Where the run confines, whether it runs the project's code or only reads it (which a check on the host could
+    // do of any file the project points at).
+    confined: true,
+    ...spawnEnvironment(spec, root, processes.confinedPlace),
   });
   let out = "";
   const take = (chunk: Buffer) => {

@@ -13,6 +13,7 @@ import {
   StreamMessageReader,
 } from "vscode-jsonrpc/node";
 import type { Resolved } from "../proc/binaries.js";
+import { goBuildCache } from "../proc/build-cache.js";
 import { mapPaths, type Place } from "../proc/place.js";
 import type { ProcessTracker, TrackedProcess } from "../proc/tracker.js";
 import type { ServerSpec } from "./catalog.js";
@@ -88,8 +89,11 @@ class FrameWriter extends AbstractMessageWriter implements MessageWriter {
 }
 
 /**
- * Starts the server. `inPlace`: it runs in another PID namespace (confined, or in a container), so it cannot see
- * this process (its `processId` must be null, or it takes the client for gone and exits).
+ * Starts the server in the run's place — every server, runbound's own too: on the host a server reads whatever the
+ * repository points it at (a `../../outside` import, extraPaths, an `#include "/outside/x.h"`, a go.mod `replace`)
+ * and says it in its own text (a hover's type, a diagnostic), which no filter of its locations catches; in the
+ * sandbox there is no such file. `inPlace`: it runs in another PID namespace (confined, or in a container), so it
+ * cannot see this process (its `processId` must be null, or it takes the client for gone and exits).
  */
 export function startServer(
   processes: ProcessTracker,
@@ -99,18 +103,34 @@ export function startServer(
   runsProjectCode: boolean,
 ): { proc: TrackedProcess; connection: MessageConnection; inPlace: boolean } {
   const place = processes.confinedPlace;
-  // In a container every server runs inside: the project's toolchains are there.
-  const inPlace = runsProjectCode || place.kind === "container";
+  // Where the run confines, or in the container (the project's toolchains are there). On the host (confine off, or
+  // bubblewrap missing under "preferred") a server that runs the project's code still asks to be confined: the
+  // tracker runs it on the host, which the status says.
+  const inPlace = runsProjectCode || place.kind !== "host";
   const proc = processes.spawn(`${spec.id} language server`, resolved.command, resolved.args, {
     cwd: root,
     stdio: ["pipe", "pipe", "pipe"],
     confined: inPlace,
-    ...(spec.env ? { env: spec.env } : {}),
+    ...spawnEnvironment(spec, root, place),
   });
   const connection = createMessageConnection(
     ...serverStreams(proc, place.kind === "container" ? place : undefined),
   );
   return { proc, connection, inPlace };
+}
+
+/**
+ * What a server or its check is given besides the run's environment: its spec's variables, and confined, a build
+ * cache of its root's own, writable (the home's is private and empty in every sandbox).
+ */
+export function spawnEnvironment(
+  spec: ServerSpec,
+  root: string,
+  place: Place,
+): { env?: Readonly<Record<string, string>>; writable?: readonly string[] } {
+  const cache = spec.buildCache && place.kind === "confined" ? goBuildCache(root) : undefined;
+  const env = { ...spec.env, ...cache?.env };
+  return { ...(Object.keys(env).length ? { env } : {}), ...(cache ? { writable: [cache.dir] } : {}) };
 }
 
 /** A server's stdio as message streams; through a path map when it runs where paths differ. */

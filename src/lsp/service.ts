@@ -134,7 +134,7 @@ export class LanguageService implements LspBase {
     const { running, unavailable, available } = this.supervisor.status();
     const rows = running.map(
       (s) =>
-        `  ${s.id} @ ${s.root}: ${s.idle?.startsWith("stopped") ? s.idle : s.state}${s.progress ? ` (${s.progress.join("; ")})` : ""}${s.pid ? `, pid ${s.pid}` : ""}${s.restarts ? `, ${plural(s.restarts, "restart")}` : ""}${s.lastError ? `, last error: ${s.lastError}` : ""}${s.reported ? `, last reported: ${quoteReport(s.reported, this.workdir)}` : ""}${s.idle && !s.idle.startsWith("stopped") ? `, ${s.idle}` : ""}, ${this.#placeOf(s.inPlace)}`,
+        `  ${s.id} @ ${s.root}: ${s.idle?.startsWith("stopped") ? s.idle : s.state}${s.progress ? ` (${s.progress.join("; ")})` : ""}${s.pid ? `, pid ${s.pid}` : ""}${s.restarts ? `, ${plural(s.restarts, "restart")}` : ""}${s.lastError ? `, last error: ${s.lastError}` : ""}${s.reported ? `, last reported: ${quoteReport(s.reported, this.workdir)}` : ""}${s.idle && !s.idle.startsWith("stopped") ? `, ${s.idle}` : ""}, ${this.#placeOf(s)}`,
     );
     const idle = available
       .filter((a) => !running.some((r) => r.id === a.id))
@@ -153,22 +153,21 @@ export class LanguageService implements LspBase {
       ...(idle.length ? ["Available:", ...idle] : []),
       ...(missing.length ? ["Cannot serve here:", ...missing] : []),
       ...(this.outside.describe() ? [this.outside.describe()!] : []),
-      ...(running.some((s) => s.inPlace)
-        ? [
-            `${this.supervisor.confinedPlace.kind === "container" ? "Servers run" : "Servers that run the project's code run"} ${this.supervisor.confinedPlace.description}`,
-          ]
+      ...(running.some((s) => s.inPlace && this.supervisor.confinedPlace.kind !== "host")
+        ? [`Servers run ${this.supervisor.confinedPlace.description}`]
         : []),
     ].join("\n");
     return { text, structured: { action: "status" } };
   }
 
-  #placeOf(inPlace: boolean): string {
-    if (!inPlace) return "on the host (it runs runbound's code only)";
+  #placeOf(server: { inPlace: boolean; runsProjectCode: boolean }): string {
     const kind = this.supervisor.confinedPlace.kind;
+    const project = server.runsProjectCode ? " (it runs the project's code)" : "";
     if (kind === "container") return "in the container";
-    return kind === "confined"
-      ? "confined (it runs the project's code)"
-      : "on the host although it runs the project's code (the run does not confine)";
+    if (kind === "confined") return `confined${project}`;
+    return server.runsProjectCode
+      ? "on the host although it runs the project's code (the run does not confine)"
+      : "on the host (the run does not confine; it runs runbound's code only)";
   }
 
   async reload(file: string | undefined): Promise<LspAnswer> {
