@@ -7,7 +7,7 @@ import net, { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { hostAllowed, startAllowListProxy } from "../src/proc/network-proxy.js";
+import { hostAllowed, isInternalAddress, startAllowListProxy } from "../src/proc/network-proxy.js";
 
 describe("the allow-list proxy", () => {
   it("matches a host on any port, host:port on that port only, *.domain on its subdomains only", () => {
@@ -20,6 +20,28 @@ describe("the allow-list proxy", () => {
     expect(hostAllowed(allow, "api.github.com", 443)).toBe(true);
     expect(hostAllowed(allow, "github.com", 443)).toBe(false);
     expect(hostAllowed(allow, "github.com.evil.net", 443)).toBe(false);
+  });
+
+  it("tells loopback, private, link-local, shared and multicast addresses from public ones", () => {
+    for (const address of [
+      "127.0.0.1",
+      "10.1.2.3",
+      "172.16.0.1",
+      "172.31.255.255",
+      "192.168.1.1",
+      "169.254.169.254",
+      "100.64.0.1",
+      "0.0.0.0",
+      "224.0.0.1",
+      "::1",
+      "::",
+      "fd00::1",
+      "fe80::1",
+      "::ffff:127.0.0.1",
+    ])
+      expect(isInternalAddress(address), address).toBe(true);
+    for (const address of ["1.1.1.1", "172.32.0.1", "100.128.0.1", "151.101.0.223", "2606:4700::1111"])
+      expect(isInternalAddress(address), address).toBe(false);
   });
 
   it("CONNECT opens a tunnel to a listed host and answers 403 for any other, naming it", async () => {
@@ -45,6 +67,25 @@ describe("the allow-list proxy", () => {
       expect(await connect(`127.0.0.1:${port}`, "ping through the tunnel")).toBe(
         "HTTP/1.1 200 Connection Established\r\n\r\nping through the tunnel",
       );
+      // A listed name whose address is loopback (a DNS record can point anywhere) is refused; the address listed as
+      // such is not.
+      const named = startAllowListProxy(path.join(dir, "named.sock"), [`localhost:${port}`]);
+      try {
+        const viaName = await new Promise<string>((resolve) => {
+          const socket = net.connect(path.join(dir, "named.sock"));
+          let seen = "";
+          socket.on("data", (d) => {
+            seen += d.toString();
+          });
+          socket.on("close", () => resolve(seen));
+          socket.write(`CONNECT localhost:${port} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+        });
+        expect(viaName).toMatch(
+          /^HTTP\/1\.1 403 Forbidden\r\n[\s\S]*runbound: localhost resolves to [^,\n]*127\.0\.0\.1[\s\S]*, a loopback or private address; list the address itself to allow it/,
+        );
+      } finally {
+        named.close();
+      }
       expect(await connect(`127.0.0.1:${port + 1}`, "x")).toMatch(
         new RegExp(
           `^HTTP/1\\.1 403 Forbidden\\r\\n[^]*runbound: 127\\.0\\.0\\.1:${port + 1} is not on this run's allow-list`,

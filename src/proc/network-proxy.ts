@@ -2,8 +2,12 @@
  * A sandbox's network as an allow-list: the sandbox has no network of its own, and its HTTP_PROXY leads (through
  * net-bridge.mjs inside) to this proxy on a Unix socket in the run's scratch folder. CONNECT and plain HTTP requests
  * go out only to an allowed host; anything else is answered 403, saying why. Programs that ignore the proxy
- * variables reach nothing at all.
+ * variables reach nothing at all. A listed name is connected to at the address it resolves to once, here, and only
+ * if that is a public address — a name whose record points at loopback or a private network (DNS is the world's to
+ * answer) would reach the host's own services and the neighbour runs' listeners; an address listed as such is
+ * allowed.
  */
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import net from "node:net";
 
@@ -15,6 +19,51 @@ export function hostAllowed(allow: readonly string[], host: string, port: number
     if (wanted !== undefined && wanted !== port) return false;
     return pattern.startsWith("*.") ? name.endsWith(pattern.slice(1)) : name === pattern;
   });
+}
+
+/** Loopback, private, link-local, shared (CGNAT), unspecified or multicast: not "the outside". */
+export function isInternalAddress(address: string): boolean {
+  const v4 = /^(?:::ffff:)?(\d+)\.(\d+)\.(\d+)\.(\d+)$/i.exec(address);
+  if (v4) {
+    const [a, b] = [Number(v4[1]), Number(v4[2])];
+    return (
+      a === 0 ||
+      a === 10 ||
+      a === 127 ||
+      (a === 100 && b >= 64 && b <= 127) ||
+      (a === 169 && b === 254) ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      a >= 224
+    );
+  }
+  const v6 = address.toLowerCase();
+  return v6 === "::" || v6 === "::1" || /^f[cd]/.test(v6) || /^fe[89ab]/.test(v6) || /^ff/.test(v6);
+}
+
+/**
+ * A `lookup` for the connection to `host`: the address it resolves to, refused when internal and not itself listed
+ * (an address in the allow-list is allowed as written). One resolution, used for the connection: no second answer
+ * can differ from the one checked.
+ */
+function checkedLookup(allow: readonly string[], port: number): net.LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, found: LookupAddress[]) => {
+      if (error) return callback(error, "", 0);
+      const usable = found.filter(
+        (entry) => !isInternalAddress(entry.address) || hostAllowed(allow, entry.address, port),
+      );
+      if (usable.length === 0) {
+        const refused = new Error(
+          `${hostname} resolves to ${found.map((e) => e.address).join(", ")}, a loopback or private address; list the address itself to allow it`,
+        );
+        return callback(Object.assign(refused, { code: "EINTERNAL" }), "", 0);
+      }
+      if ((options as { all?: boolean }).all)
+        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, usable);
+      callback(null, usable[0]!.address, usable[0]!.family);
+    });
+  };
 }
 
 function splitHostPort(entry: string): [string, number | undefined] {
@@ -36,12 +85,18 @@ export function startAllowListProxy(socket: string, allow: readonly string[]): S
       client.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n\r\n${refusal(host, target)}`);
       return;
     }
-    const upstream = net.connect(target, host, () => {
+    const upstream = net.connect({ port: target, host, lookup: checkedLookup(allow, target) }, () => {
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       if (head.length) upstream.write(head);
       upstream.pipe(client).pipe(upstream);
     });
-    upstream.on("error", () => client.end("HTTP/1.1 502 Bad Gateway\r\n\r\n"));
+    upstream.on("error", (error: NodeJS.ErrnoException) =>
+      client.end(
+        error.code === "EINTERNAL"
+          ? `HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n\r\nrunbound: ${error.message}\n`
+          : "HTTP/1.1 502 Bad Gateway\r\n\r\n",
+      ),
+    );
     client.on("error", () => upstream.destroy());
   });
   server.on("error", () => undefined);
@@ -75,12 +130,17 @@ function forwardPlain(
       path: `${url.pathname}${url.search}`,
       method: req.method,
       headers: req.headers,
+      lookup: checkedLookup(allow, port),
     },
     (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
     },
   );
-  upstream.on("error", () => res.writeHead(502).end());
+  upstream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EINTERNAL")
+      res.writeHead(403, { "Content-Type": "text/plain" }).end(`runbound: ${error.message}\n`);
+    else res.writeHead(502).end();
+  });
   req.pipe(upstream);
 }
