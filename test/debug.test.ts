@@ -8,14 +8,14 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AdapterSpec, ResolvedAdapter } from "../src/dap/adapters.js";
 import { BreakpointBook } from "../src/dap/breakpoints.js";
-import { DebugSession } from "../src/dap/session.js";
+import type { DebugSession } from "../src/dap/session.js";
 import { describeStop } from "../src/dap/stop-text.js";
 import { createRun, type Run } from "../src/index.js";
 import { ProcessTracker } from "../src/proc/tracker.js";
 import { isAlive } from "../src/proc/tree.js";
 import type { ToolContext } from "../src/registry.js";
 import { debugTool } from "../src/tools/debug.js";
-import { call, HOME, textOf, track, workdirWith, workspaceCopy } from "./helpers.js";
+import { call, HOME, scriptedSession, textOf, track, workdirWith, workspaceCopy } from "./helpers.js";
 
 /** A breakpoint book with one line breakpoint, for a session driven directly. */
 function book(file: string, line: number): BreakpointBook {
@@ -766,7 +766,6 @@ async function listening(port: number): Promise<void> {
 }
 
 describe("a scripted adapter, for orders and faults real ones do not produce on demand", () => {
-  const fixture = path.resolve(import.meta.dirname, "fixtures/fake-dap.mjs");
   /**
    * `use` with a session on test/fixtures/fake-dap.mjs stepping through prog.txt (`hang` names a request it never
    * answers); the session and its processes are ended after, whatever happened.
@@ -777,29 +776,10 @@ describe("a scripted adapter, for orders and faults real ones do not produce on 
   ) {
     const workdir = await workdirWith({ "prog.txt": "one\ntwo\nthree\nfour\nfive\n" });
     const program = path.join(workdir, "prog.txt");
-    const spec: AdapterSpec = {
-      id: "lldb",
-      name: "the scripted adapter",
-      rootMarkers: [],
-      extensions: [".txt"],
-      install: "(a test fixture)",
-      resolve: () => ({ missing: "unused" }),
-      launchArguments: (target) => ({ program: target, ...(hang ? { hang } : {}) }),
-    };
-    const adapter: ResolvedAdapter = {
-      id: "lldb",
-      command: process.execPath,
-      args: [fixture],
-      transport: "stdio",
-      detail: "test/fixtures/fake-dap.mjs",
-    };
-    const processes = new ProcessTracker();
-    // A missed stop would answer "running" after stopMs.
-    const session = new DebugSession(spec, adapter, program, workdir, processes, {
-      requestMs: 1000,
-      launchMs: 10_000,
-      stopMs: 3000,
-    });
+    const { session, processes } = scriptedSession(workdir, program, (target) => ({
+      program: target,
+      ...(hang ? { hang } : {}),
+    }));
     try {
       await use({ session, program, workdir });
     } finally {

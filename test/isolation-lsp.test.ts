@@ -6,30 +6,17 @@
  * value in a hover and a diagnostic) the same. Servers now run in the run's sandbox, which has no such file.
  */
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun, type Run } from "../src/index.js";
 import { probeBubblewrap } from "../src/proc/bubblewrap.js";
-import { call, textOf } from "./helpers.js";
+import { call, outsideCheckout, textOf } from "./helpers.js";
 
 const bwrap = probeBubblewrap();
 if (process.env.CI && !bwrap.ok) throw new Error(`isolation tests need bubblewrap: ${bwrap.why}`);
 
 const CANARY = `CANARY${randomUUID().replaceAll("-", "").slice(0, 12)}`;
-
-/** A folder outside /tmp and the home, as a harness would keep checkouts. */
-function parentFolder(): string {
-  for (const parent of ["/srv", "/opt", "/mnt"]) {
-    try {
-      mkdirSync(parent, { recursive: true });
-      return mkdtempSync(path.join(parent, "runbound-lsp-outside-"));
-    } catch {
-      // the next one
-    }
-  }
-  throw new Error("no folder outside /tmp and the home is writable (tried /srv, /opt, /mnt)");
-}
 
 function write(base: string, files: Record<string, string>): void {
   for (const [name, content] of Object.entries(files)) {
@@ -52,7 +39,7 @@ describe.skipIf(!bwrap.ok)(
       return text;
     };
     beforeAll(async () => {
-      base = parentFolder();
+      base = outsideCheckout("runbound-lsp-outside-");
       write(base, {
         "outside/secret.ts": `export const TOKEN = "${CANARY}";\nexport function leak(): string {\n  return TOKEN;\n}\n`,
         "outside/secret_mod.py": `SECRET = "${CANARY}"\n`,

@@ -13,28 +13,22 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandBackend, createRun, type Run } from "../src/index.js";
 import { probeBubblewrap } from "../src/proc/bubblewrap.js";
-import { call, HOME, PY_ATTEMPT, suiteWorkdir, textOf, track, workdirWith } from "./helpers.js";
+import {
+  call,
+  HOME,
+  outsideCheckout,
+  PY_ATTEMPT,
+  suiteWorkdir,
+  textOf,
+  track,
+  workdirWith,
+} from "./helpers.js";
 
 const bwrap = probeBubblewrap();
 if (process.env.CI && !bwrap.ok) throw new Error(`isolation tests need bubblewrap: ${bwrap.why}`);
 
 const label = "try what this sandbox lets the code see";
 const canary = `API_SECRET=canary-${randomUUID().slice(0, 12)}`;
-
-/** A folder outside /tmp and the home, where a harness would keep a checkout. */
-function checkoutsFolder(): string {
-  for (const parent of ["/srv", "/opt", "/mnt"]) {
-    try {
-      mkdirSync(parent, { recursive: true });
-      return mkdtempSync(path.join(parent, "runbound-tenant-"));
-    } catch {
-      // not writable here: the next one
-    }
-  }
-  throw new Error(
-    "no folder outside /tmp and the home is writable for run A's workdir (tried /srv, /opt, /mnt)",
-  );
-}
 
 /** Python that tries to list and read run A's workdir, one line per try. */
 function probeOf(other: string): string {
@@ -59,7 +53,7 @@ describe.skipIf(!bwrap.ok)("isolation: a run sees its own workdir, not a neighbo
   let runB: Run;
   let removeB = async () => {};
   beforeAll(async () => {
-    a = checkoutsFolder();
+    a = outsideCheckout("runbound-tenant-");
     writeFileSync(path.join(a, ".env"), `${canary}\n`);
     writeFileSync(path.join(a, "app.py"), "print('a')\n");
     ({ dir: b, remove: removeB } = await suiteWorkdir({ "probe.py": probeOf(a), "pyproject.toml": "" }));

@@ -17,7 +17,7 @@ import { createRun } from "../../src/index.js";
 import type { BenchRow } from "./lsp.js";
 
 /** The longest gap between 1 ms ticks of the event loop while `work` runs. */
-async function longestGap(work: () => Promise<unknown>): Promise<number> {
+export async function longestGap(work: () => Promise<unknown>): Promise<number> {
   let last = performance.now();
   let gap = 0;
   const ticks = setInterval(() => {
