@@ -103,6 +103,20 @@ describe.skipIf(!bwrap.ok)("isolation: a run sees its own workdir, not a neighbo
     expectUnseen(JSON.parse(lines[lines.length - 1]!) as string, "a cell of another process's run");
   });
 
+  it("B's language servers: a file of B's importing A's workdir by its path learns nothing of it", async () => {
+    const token = canary.slice("API_SECRET=".length);
+    writeFileSync(path.join(a, "secret.ts"), `export const TOKEN = "${token}";\n`);
+    writeFileSync(path.join(b, "tsconfig.json"), "{}");
+    writeFileSync(path.join(b, "b.ts"), `import { TOKEN } from "${a}/secret";\nexport const t = TOKEN;\n`);
+    const servers = track(await createRun({ workdir: b, kernels: false }));
+    const plan = await servers.link({ surface: "plan" });
+    const hover = textOf(await call(plan, "lsp", { action: "hover", file: "b.ts", line: 2, symbol: "t" }));
+    const diagnostics = textOf(await call(plan, "lsp", { action: "diagnostics", file: "b.ts" }));
+    expect(hover).not.toContain(token);
+    expect(diagnostics).toMatch(/Cannot find module/);
+    expect(diagnostics).not.toContain(token);
+  });
+
   it("B's cell sees the system and its own workdir, and not /srv, /opt, /mnt, /home or another run's scratch", async () => {
     const text = textOf(
       await call(await runB.link({ surface: "full" }), "eval", {

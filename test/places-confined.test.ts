@@ -20,10 +20,11 @@ import { createServer, type Server } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { doctorRows } from "../src/cli/doctor.js";
 import { commandBackend, createRun, type Run } from "../src/index.js";
 import { probeBubblewrap } from "../src/proc/bubblewrap.js";
 import { npmBin } from "../src/setup/npm.js";
-import { call, FORK_BOMB, PY_ATTEMPT, suiteWorkdir, textOf, track, workdirWith } from "./helpers.js";
+import { call, FORK_BOMB, HOME, PY_ATTEMPT, suiteWorkdir, textOf, track, workdirWith } from "./helpers.js";
 
 const label = "try what the sandbox lets this code reach";
 const token = randomUUID().slice(0, 8);
@@ -85,6 +86,18 @@ describe.skipIf(!bwrap.ok)("confined: a cell, a debuggee and a worker reach only
       /^confined \(bubblewrap [\d.]+(, without 0\.12\.0's fix for CVE-2026-87766 — runbound mounts no path of the workdir that is or passes through a link)?\): the workdir writable but its \.git, node_modules and environments, the system, toolchains and runbound's home read-only, nothing else of the host, network on; [\d,]+ MB and 1024 processes/,
     );
     expect(run.unconfined).toBeUndefined();
+  });
+
+  it("the place's line and doctor say which bubblewrap runs and whether it has 0.12.0's mount-point fix", () => {
+    const probe = probeBubblewrap();
+    if (!probe.ok) throw new Error(probe.why);
+    const fix =
+      "without 0.12.0's fix for CVE-2026-87766 — runbound mounts no path of the workdir that is or passes through a link";
+    const line = run.processes.confinedPlace.description;
+    const row = doctorRows(workdir, HOME.home).find((r) => r.name === "bubblewrap");
+    expect(row?.found?.version).toBe(probe.linkFix ? probe.version : `${probe.version}, ${fix}`);
+    if (probe.linkFix) expect(line).not.toContain(fix);
+    else expect(line).toContain(`(bubblewrap ${probe.version}, ${fix})`);
   });
 
   it("a Python cell: no canary, no write outside the workdir or into .git, no host sockets", async () => {
