@@ -7,12 +7,13 @@
  */
 import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandBackend, createRun, type Run } from "../src/index.js";
 import { probeBubblewrap } from "../src/proc/bubblewrap.js";
+import { readableToolchains } from "../src/proc/toolchains.js";
 import {
   call,
   HOME,
@@ -139,6 +140,32 @@ describe.skipIf(!bwrap.ok)("isolation: a run sees its own workdir, not a neighbo
       ),
     );
     expect(own).toBe("True True");
+  });
+});
+
+describe("isolation: the toolchains a sandbox is shown", () => {
+  it("a PATH entry's installation, never a whole top-level folder (/opt/bin is itself, not all of /opt)", () => {
+    const saved = process.env.PATH;
+    const opt = mkdtempSync("/opt/runbound-toolcache-");
+    const made = [opt];
+    try {
+      mkdirSync(path.join(opt, "node", "22", "bin"), { recursive: true });
+      mkdirSync(path.join(opt, "bin"));
+      process.env.PATH = `${path.join(opt, "node", "22", "bin")}:${path.join(opt, "bin")}:/opt/bin:${saved}`;
+      const madeBin = !existsSync("/opt/bin");
+      mkdirSync("/opt/bin", { recursive: true });
+      if (madeBin) made.push("/opt/bin");
+      const shown = readableToolchains(HOME.home);
+      // An installation's folder: its lib and share with its bin.
+      expect(shown).toContain(path.join(opt, "node", "22"));
+      expect(shown).toContain(opt);
+      // A bin at the top stands for itself: all of /opt would show every checkout kept there.
+      expect(shown).toContain("/opt/bin");
+      expect(shown).not.toContain("/opt");
+    } finally {
+      process.env.PATH = saved;
+      for (const dir of made) rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

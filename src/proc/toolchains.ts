@@ -56,12 +56,18 @@ const SYSTEM_PREFIXES = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc"].map(
 
 /**
  * A PATH entry under the home stands for its top folder there (~/.pyenv/shims → ~/.pyenv); elsewhere a `bin`
- * folder stands for the installation holding it (/opt/toolcache/node/22/bin → …/22: its lib and share too).
+ * folder stands for the installation holding it (/opt/toolcache/node/22/bin → …/22: its lib and share too) — but
+ * never a top-level folder (/opt/bin is itself: all of /opt would show every checkout kept there).
  */
 function toolchainFolder(entry: string, home: string): string {
   if (!within(entry, home) || entry === home) {
     const base = path.basename(entry);
-    return base === "bin" || base === "sbin" ? path.dirname(entry) : entry;
+    const parent = path.dirname(entry);
+    return (base === "bin" || base === "sbin") &&
+      path.dirname(parent) !== parent &&
+      path.dirname(parent) !== "/"
+      ? parent
+      : entry;
   }
   const [top] = path.relative(home, entry).split(path.sep);
   return top && !SHARED_FOLDERS.has(top) ? path.join(home, top) : entry;
