@@ -13,6 +13,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandBackend, createRun, type Run } from "../src/index.js";
 import { probeBubblewrap } from "../src/proc/bubblewrap.js";
+import { frozenFolders } from "../src/proc/frozen.js";
 import { readableToolchains } from "../src/proc/toolchains.js";
 import {
   call,
@@ -143,7 +144,18 @@ describe.skipIf(!bwrap.ok)("isolation: a run sees its own workdir, not a neighbo
   });
 });
 
-describe("isolation: the toolchains a sandbox is shown", () => {
+describe("isolation: what a sandbox's mounts are made of", () => {
+  it("the walk for folders to freeze is bounded by folders and by time, and says when it stopped short", async () => {
+    const files: Record<string, string> = { "a/.git/HEAD": "ref\n", "env/pyvenv.cfg": "" };
+    for (let i = 0; i < 30; i++) files[`many/d${i}/x.txt`] = "";
+    const dir = await workdirWith(files);
+    const whole = frozenFolders(dir);
+    expect(whole.truncated).toBe(false);
+    expect([...whole.paths].sort()).toEqual([path.join(dir, "a/.git"), path.join(dir, "env")]);
+    expect(frozenFolders(dir, { folders: 5, ms: 10_000 }).truncated).toBe(true);
+    expect(frozenFolders(dir, { folders: 20_000, ms: 0 }).truncated).toBe(true);
+  });
+
   it("a PATH entry's installation, never a whole top-level folder (/opt/bin is itself, not all of /opt)", () => {
     const saved = process.env.PATH;
     const opt = mkdtempSync("/opt/runbound-toolcache-");
@@ -172,12 +184,14 @@ describe("isolation: the toolchains a sandbox is shown", () => {
 describe.skipIf(!bwrap.ok)(
   "isolation: the workdir's repositories and installs, and the host's secrets",
   () => {
-    it("nested .git/hooks, a submodule's .git file and nested node_modules/.bin are read-only to a cell and a worker", async () => {
+    it("nested .git/hooks, a submodule's .git file, nested node_modules/.bin and an environment by another name are read-only to a cell and a worker", async () => {
       const workdir = await workdirWith({
         "vendor/lib/.git/hooks/README": "hooks\n",
         "packages/app/node_modules/.bin/README": "bin\n",
         "sub/.git": "gitdir: ../.git/modules/sub\n",
         "deep/a/b/c/d/.git/config": "[core]\n",
+        "tools/env/pyvenv.cfg": "home = /usr/bin\n",
+        "tools/env/bin/activate": "# an environment by another name\n",
         "pyproject.toml": "",
       });
       const tries = `import os
@@ -185,6 +199,7 @@ ${PY_ATTEMPT}attempt("vendor-hook", lambda: open("vendor/lib/.git/hooks/pre-comm
 attempt("npm-bin", lambda: open("packages/app/node_modules/.bin/eslint", "w").write("x"))
 attempt("submodule", lambda: open("sub/.git", "w").write("gitdir: /tmp/evil"))
 attempt("deep", lambda: open("deep/a/b/c/d/.git/config", "a").write("[core]\\nhooksPath=/tmp\\n"))
+attempt("env", lambda: open("tools/env/bin/python", "w").write("#!/bin/sh\\n"))
 attempt("source", lambda: open("vendor/lib/ok.txt", "w").write("fine") and "wrote")
 `;
       writeFileSync(path.join(workdir, "tries.py"), tries);
@@ -205,7 +220,7 @@ attempt("source", lambda: open("vendor/lib/ok.txt", "w").write("fine") and "wrot
         ["cell", cell],
         ["worker", worker],
       ] as const) {
-        for (const name of ["vendor-hook", "npm-bin", "submodule", "deep"])
+        for (const name of ["vendor-hook", "npm-bin", "submodule", "deep", "env"])
           expect(text, `${what}: ${name}`).toMatch(new RegExp(`^${name} refused`, "m"));
         expect(text, `${what}: source`).toMatch(/^source LEAKED wrote/m);
       }

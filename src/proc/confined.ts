@@ -114,7 +114,8 @@ export class ConfinedPlace implements Place {
       ...base,
       readable: [...base.readable, ...(request.readable ?? [])],
       writable: [...base.writable, ...(request.writable ?? [])],
-      // Walked at every start: a checkout or a node_modules that appeared since is frozen too.
+      // Walked at every start, just before the mount: a folder checked earlier may be a link by now (a reuse of the
+      // walk for seconds mounted a `.venv` that had become a link), and what appeared since is frozen too.
       frozen: frozenFolders(this.#workdir).paths,
     };
     const sandbox = [
