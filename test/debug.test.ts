@@ -11,6 +11,7 @@ import { BreakpointBook } from "../src/dap/breakpoints.js";
 import type { DebugSession } from "../src/dap/session.js";
 import { describeStop } from "../src/dap/stop-text.js";
 import { createRun, type Run } from "../src/index.js";
+import { probeBubblewrap } from "../src/proc/bubblewrap.js";
 import { ProcessTracker } from "../src/proc/tracker.js";
 import { isAlive } from "../src/proc/tree.js";
 import type { ToolContext } from "../src/registry.js";
@@ -401,6 +402,27 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
     try {
       // debugpy listens before the program runs (--wait-for-client).
       await listening(port);
+      // The program runs on the host, outside every sandbox: a run that requires confinement does not join it.
+      if (probeBubblewrap().ok) {
+        const required = track(
+          await createRun({
+            workdir,
+            conversationId: "attach",
+            approver: "always",
+            lsp: false,
+            confine: "required",
+          }),
+        );
+        expect(
+          textOf(
+            await call(await required.link({ surface: "full" }), "debug", { operation: "attach", port }),
+          ),
+        ).toMatch(
+          new RegExp(
+            `^attach to 127\\.0\\.0\\.1:${port} is refused on this run: nothing of the run listens there, and the program that does runs on the host, outside the sandbox`,
+          ),
+        );
+      }
       const run = track(
         await createRun({ workdir, conversationId: "attach", approver: "always", lsp: false }),
       );
@@ -410,6 +432,10 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
       expect(textOf(attached)).toMatch(
         new RegExp(`^Attached to 127\\.0\\.0\\.1:${port} under debugpy, stopped`),
       );
+      if (probeBubblewrap().ok)
+        expect(textOf(attached)).toContain(
+          "The program runs on the host, outside the run's sandbox: an evaluate or set_variable makes it run any code, as its user.",
+        );
       expect(attached.structuredContent).toMatchObject({
         state: "stopped",
         reason: "breakpoint",

@@ -1,7 +1,8 @@
 /**
- * One Jupyter server for the host's runs: each run's kernels on it are its own — its folder, state, sandbox and
- * keys — and no run reaches another's; a run's dispose ends its kernels only; the server dies with all its kernels
- * and comes back on the next cell, each run told once that its state was lost.
+ * One Jupyter server for the host's unconfined runs: each run's kernels on it are its own — its folder, state and
+ * key folder — and eval addresses no other; a run's dispose ends its kernels only; the server dies with all its
+ * kernels and comes back on the next cell, each run told once that its state was lost. A confined run keeps a server
+ * of its own, in its sandbox: its kernels have a loopback nobody else shares.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -12,10 +13,12 @@ import { call, textOf, track, workdirWith } from "./helpers.js";
 
 const label = "a cell for the shared server tests";
 
-async function twoRuns(): Promise<{ runs: Run[]; cell: (i: number, code: string) => Promise<string> }> {
+async function twoRuns(
+  confine: "off" | "preferred" = "off",
+): Promise<{ runs: Run[]; cell: (i: number, code: string) => Promise<string> }> {
   const runs = [
-    track(await createRun({ workdir: await workdirWith(), approver: "always", lsp: false })),
-    track(await createRun({ workdir: await workdirWith(), approver: "always", lsp: false })),
+    track(await createRun({ workdir: await workdirWith(), approver: "always", lsp: false, confine })),
+    track(await createRun({ workdir: await workdirWith(), approver: "always", lsp: false, confine })),
   ];
   const clients = await Promise.all(runs.map((r) => r.link({ surface: "full" })));
   const cell = async (i: number, code: string) =>
@@ -39,7 +42,7 @@ async function connectionFiles(server: number): Promise<string[]> {
 }
 
 describe("eval on a shared Jupyter server", () => {
-  it("two runs share one server, each with its own folder and state; neither reaches the other's kernel, keys or the server's token", async () => {
+  it("two runs on the host share one server, each with its own folder, state and key folder; eval addresses no other kernel", async () => {
     const { runs, cell } = await twoRuns();
     expect(await cell(0, "import os\nsecret = 41\nprint(os.getcwd())")).toBe(runs[0]!.workdir);
     expect(await cell(1, "import os\nprint(os.getcwd(), 'secret' in globals())")).toBe(
@@ -50,23 +53,6 @@ describe("eval on a shared Jupyter server", () => {
 
     const keys = await connectionFiles(server);
     expect(keys).toHaveLength(2);
-    const config = cmdline(server)
-      .find((a) => a.startsWith("--config="))!
-      .slice("--config=".length);
-    // From run 1's kernel: the other run's keys, the server's token and its kernels' list are out of reach.
-    const probe = await cell(
-      1,
-      [
-        "import os",
-        `paths = ${JSON.stringify([...keys, config])}`,
-        "print([os.path.exists(p) for p in paths])",
-      ].join("\n"),
-    );
-    // Each run sees its own key file only (in a folder of its own of the server's); the server's config (its token)
-    // is hidden from both.
-    const seen = JSON.parse(probe.replaceAll("True", "true").replaceAll("False", "false")) as boolean[];
-    expect(seen.slice(0, keys.length).filter(Boolean)).toHaveLength(1);
-    expect(seen[keys.length]).toBe(false);
     expect(new Set(keys.map((k) => path.dirname(k))).size).toBe(2);
 
     // eval addresses no kernel but its run's own: an argument naming one is refused.
@@ -87,13 +73,8 @@ describe("eval on a shared Jupyter server", () => {
     expect(await cell(1, "b = 2\nb")).toBe("2");
     const server = serverOf(runs[0]!)!;
     const before = await connectionFiles(server);
-    // Run 0's sandboxes (each names run 0's scratch folder) and what runs in them: its kernel.
-    const sandboxes = (await descendantsOf(server)).filter((pid) =>
-      cmdline(pid).some((a) => a.startsWith(runs[0]!.processes.confinedPlace.scratch ?? "\0")),
-    );
-    const firsts = [
-      ...new Set([...sandboxes, ...(await Promise.all(sandboxes.map((pid) => descendantsOf(pid)))).flat()]),
-    ];
+    // Run 0's processes under the server (each carries run 0's marker): its kernel.
+    const firsts = (await descendantsOf(server)).filter((pid) => runs[0]!.processes.owns(pid));
     expect(before).toHaveLength(2);
     expect(firsts.filter((pid) => isKernel(cmdline(pid)))).toHaveLength(1);
     await runs[0]!.dispose();
@@ -125,5 +106,20 @@ describe("eval on a shared Jupyter server", () => {
     const again = serverOf(runs[0]!);
     expect(again).not.toBe(server);
     expect(serverOf(runs[1]!)).toBe(again);
+  });
+
+  it("confined runs keep a server each, in their own sandbox, and never the host's shared one", async () => {
+    const { runs, cell } = await twoRuns("preferred");
+    if (runs[0]!.processes.confinedPlace.kind !== "confined") return;
+    expect(await cell(0, "1 + 1")).toBe("2");
+    expect(await cell(1, "2 + 2")).toBe("4");
+    const [a, b] = runs.map(serverOf);
+    expect(a).toBeDefined();
+    expect(a).not.toBe(b);
+    // Each server is a process of its own run (it carries that run's marker), not the other's.
+    for (const [i, pid] of [a!, b!].entries()) {
+      expect(runs[i]!.processes.owns(pid)).toBe(true);
+      expect(runs[1 - i]!.processes.owns(pid)).toBe(false);
+    }
   });
 });

@@ -613,7 +613,9 @@ describe("eval: the Jupyter server dies under the run", () => {
       expect(entries).toContainEqual({
         level: "debug",
         source: "eval",
-        message: expect.stringMatching(/^Starting WebSocket: ws:\/\/127\.0\.0\.1:\d+\/api\/kernels\//),
+        message: expect.stringMatching(
+          /^Starting WebSocket: ws:\/\/(127\.0\.0\.1:\d+|localhost)\/api\/kernels\//,
+        ),
       });
       for (const entry of entries.filter((e) => /^Connection lost, reconnecting/.test(e.message)))
         expect(entry).toMatchObject({ level: "warn", source: "eval" });

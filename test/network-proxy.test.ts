@@ -1,6 +1,6 @@
 /**
- * The allow-list proxy behind a sandbox's HTTP_PROXY (the sandbox itself: places-confined): which hosts match, and
- * CONNECT tunnels opened only to listed ones.
+ * The proxy behind a sandbox's HTTP_PROXY (the sandbox itself: places-confined, isolation-network): which hosts
+ * match, CONNECT tunnels opened only to listed ones, and with the network on (`*`) never to the host's loopback.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import net, { createServer } from "node:net";
@@ -81,7 +81,7 @@ describe("the allow-list proxy", () => {
           socket.write(`CONNECT localhost:${port} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
         });
         expect(viaName).toMatch(
-          /^HTTP\/1\.1 403 Forbidden\r\n[\s\S]*runbound: localhost resolves to [^,\n]*127\.0\.0\.1[\s\S]*, a loopback or private address; list the address itself to allow it/,
+          /^HTTP\/1\.1 403 Forbidden\r\n[\s\S]*runbound: localhost resolves to [^,\n]*127\.0\.0\.1[\s\S]*, a loopback or private address, which this run reaches only if the harness lists the address itself/,
         );
       } finally {
         named.close();
@@ -93,6 +93,54 @@ describe("the allow-list proxy", () => {
       );
     } finally {
       proxy.close();
+      echo.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("the network on (`*`): any host by name, but loopback and private addresses only when listed as themselves", async () => {
+    const echo = createServer((socket) => socket.end("answered from the host's loopback"));
+    await new Promise<void>((resolve) => echo.listen(0, "127.0.0.1", resolve));
+    const port = (echo.address() as { port: number }).port;
+    const dir = mkdtempSync(path.join(tmpdir(), "runbound-proxy-"));
+    const ask = (socketName: string, request: string) =>
+      new Promise<string>((resolve) => {
+        const socket = net.connect(path.join(dir, socketName));
+        let seen = "";
+        socket.on("data", (d) => {
+          seen += d.toString();
+          if (seen.includes("answered") || seen.startsWith("HTTP/1.1 403")) socket.end();
+        });
+        socket.on("close", () => resolve(seen));
+        socket.write(request);
+      });
+    const open = startAllowListProxy(path.join(dir, "on.sock"), ["*"]);
+    const listed = startAllowListProxy(path.join(dir, "listed.sock"), ["*", "127.0.0.1"]);
+    try {
+      expect(hostAllowed(["*"], "pypi.org", 443)).toBe(true);
+      for (const target of [
+        `127.0.0.1:${port}`,
+        `localhost:${port}`,
+        `[::ffff:127.0.0.1]:${port}`,
+        `0.0.0.0:${port}`,
+      ]) {
+        const answer = await ask("on.sock", `CONNECT ${target} HTTP/1.1\r\nHost: x\r\n\r\n`);
+        expect(answer, target).toMatch(
+          /^HTTP\/1\.1 403 Forbidden\r\n[\s\S]*runbound: [^\n]*loopback or private address/,
+        );
+        expect(answer, target).not.toContain("answered");
+      }
+      const plain = await ask("on.sock", `GET http://127.0.0.1:${port}/ HTTP/1.1\r\nHost: x\r\n\r\n`);
+      expect(plain).toMatch(
+        /^HTTP\/1\.1 403 Forbidden\r\n[\s\S]*runbound: 127\.0\.0\.1 is a loopback or private address/,
+      );
+      // `*` lists no address as itself; the address written out does.
+      expect(await ask("listed.sock", `CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: x\r\n\r\n`)).toBe(
+        "HTTP/1.1 200 Connection Established\r\n\r\nanswered from the host's loopback",
+      );
+    } finally {
+      open.close();
+      listed.close();
       echo.close();
       rmSync(dir, { recursive: true, force: true });
     }

@@ -83,7 +83,7 @@ describe.skipIf(!bwrap.ok)("confined: a cell, a debuggee and a worker reach only
 
   it("status says where: confined by bubblewrap, with the policy and the limits", () => {
     expect(run.processes.confinedPlace.description).toMatch(
-      /^confined \(bubblewrap [\d.]+(, without 0\.12\.0's fix for CVE-2026-87766 — runbound mounts no path of the workdir that is or passes through a link)?\): the workdir writable but its \.git, node_modules and environments, the system, toolchains and runbound's home read-only, nothing else of the host, network on; [\d,]+ MB and 1024 processes/,
+      /^confined \(bubblewrap [\d.]+(, without 0\.12\.0's fix for CVE-2026-87766 — runbound mounts no path of the workdir that is or passes through a link)?\): the workdir writable but its \.git, node_modules and environments, the system, toolchains and runbound's home read-only, nothing else of the host, a loopback of its own, network: HTTP and HTTPS to any public address through runbound's proxy; [\d,]+ MB and 1024 processes/,
     );
     expect(run.unconfined).toBeUndefined();
   });
@@ -226,7 +226,7 @@ try:
 except OSError as e:
     print("refused:", type(e).__name__)`;
 
-  it("network off: a Python and a JavaScript cell cannot reach a loopback server the host can", async () => {
+  it("network off (and on): a Python and a JavaScript cell cannot reach a loopback server the host can", async () => {
     const workdir = await workdirWith();
     const run = track(
       await createRun({ workdir, approver: "always", lsp: false, sandbox: { network: "off" } }),
@@ -242,13 +242,20 @@ except OSError as e:
       description: label,
     });
     expect(textOf(js)).toBe("refused: ConnectionRefused");
-    // The same cell on the host's network reaches it: the refusal above is the sandbox's.
-    const open = track(await createRun({ workdir: await workdirWith(), approver: "always", lsp: false }));
-    const reached = await call(await open.link({ surface: "full" }), "eval", {
-      code: connect(),
-      description: label,
-    });
-    expect(textOf(reached)).toBe("connected: hello from the host");
+    // With the network on, the sandbox's loopback is its own too; unconfined, the same cell reaches the server: the
+    // refusals are the sandbox's.
+    const on = track(await createRun({ workdir: await workdirWith(), approver: "always", lsp: false }));
+    expect(
+      textOf(await call(await on.link({ surface: "full" }), "eval", { code: connect(), description: label })),
+    ).toBe("refused: ConnectionRefusedError");
+    const host = track(
+      await createRun({ workdir: await workdirWith(), approver: "always", lsp: false, confine: "off" }),
+    );
+    expect(
+      textOf(
+        await call(await host.link({ surface: "full" }), "eval", { code: connect(), description: label }),
+      ),
+    ).toBe("connected: hello from the host");
   });
 
   it("an allow-list: HTTP to a listed host goes through runbound's proxy, an unlisted one is refused, raw sockets reach nothing", async () => {
@@ -268,7 +275,7 @@ except OSError as e:
         }),
       );
       expect(run.processes.confinedPlace.description).toContain(
-        `network only HTTP and HTTPS to 127.0.0.1:${listed.port} (through runbound's proxy)`,
+        `a loopback of its own, network: HTTP and HTTPS to 127.0.0.1:${listed.port} through runbound's proxy`,
       );
       const cell = await call(await run.link({ surface: "full" }), "eval", {
         code: `import socket, urllib.request, urllib.error

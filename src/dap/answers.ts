@@ -231,13 +231,15 @@ export const OPERATIONS: Record<DebugOperation, Operation> = {
   },
   attach: async (args, debug) => {
     if (args.watch) debug.setWatch(args.watch);
-    const { report, breakpoints, session, notes } =
+    const { report, breakpoints, session, notes, outside } =
       args.pid !== undefined ? await debug.attachPid(args.pid) : await debug.attach(need(args, "port"));
     // Said in the answer as on the card: what a debugger on the host can do is not obvious from "attached".
     const onHost =
       args.pid !== undefined
         ? `\nThe debugger runs on the host beside pid ${args.pid}, outside the sandbox: an evaluate or set_variable makes that program run any code, as the harness's user.`
-        : "";
+        : outside && debug.place.startsWith("confined")
+          ? `\nThe program runs on the host, outside the run's sandbox: an evaluate or set_variable makes it run any code, as its user.`
+          : "";
     return {
       text: `Attached to ${debug.describe(session)} with ${session.adapter.detail}.${onHost}${notesText(notes)}\n${describeStop(report)}`,
       structured: { operation: "attach", breakpoints, ...report },

@@ -5,10 +5,12 @@
  */
 import { realpathSync } from "node:fs";
 import { ToolError } from "../errors.js";
+import { endpointFor, listenerBehind } from "../proc/sandbox-loopback.js";
+import type { ProcessTracker } from "../proc/tracker.js";
 import { onPath, setupCommand } from "../setup/components.mjs";
 import { ADAPTERS, type AdapterSpec, type AttachTarget, type ResolvedAdapter } from "./adapters.js";
 import { traceable } from "./attach-pid.js";
-import { classify, type DebugServer, whoListens } from "./listeners.js";
+import { classify, type DebugServer, holderOf, type Listener, whoListens } from "./listeners.js";
 import type { DebugSession } from "./session.js";
 
 /** What `attach` can join, said whenever it cannot. */
@@ -23,33 +25,82 @@ export interface AttachPlan {
   readonly label: string;
   /** The session's program: the address, or the executable. */
   readonly program: string;
+  /** Whether the program runs on the host, outside every sandbox of the run (a debugger there can run anything). */
+  readonly outside: boolean;
+  /** Ends what the attach holds on the host (the loopback endpoint into a sandbox), with the session. */
+  readonly release?: () => void;
 }
 
-export function portTarget(port: number, workdir: string, home: string): AttachPlan {
+/**
+ * A debug server on `port`: first in the run's own sandboxes (each has a loopback of its own, reached through its
+ * relay; only a process of the run counts), then on the host's loopback.
+ */
+export async function portTarget(
+  port: number,
+  workdir: string,
+  home: string,
+  processes: ProcessTracker,
+): Promise<AttachPlan> {
   const address = `127.0.0.1:${port}`;
+  const inSandbox = await sandboxListener(port, processes);
+  if (inSandbox) {
+    const server = classify(inSandbox.listener);
+    if (!server) throw new ToolError(`${heldBy(address, inSandbox.listener)}. ${ATTACH_HOWTO}`);
+    const endpoint = await endpointFor(inSandbox.relay, port);
+    const plan = planFor(server, { address, host: "127.0.0.1", port: endpoint.port }, workdir, home);
+    return { ...plan, outside: false, release: endpoint.close };
+  }
   const listener = whoListens(port);
   // Without /proc (not Linux) the server cannot be identified: debugpy, the one that needs nothing local.
   const server: DebugServer | undefined =
     listener === null
       ? { kind: "debugpy", listener: { pid: 0, argv: [], cwd: workdir } }
       : listener && classify(listener);
-  if (!server) {
+  if (!server)
     throw new ToolError(
-      `${listener ? `${address} is held by \`${listener.argv.join(" ").slice(0, 200)}\` (pid ${listener.pid}), which is not a debug server runbound knows` : `Nothing listens on ${address}`}. ${ATTACH_HOWTO}`,
+      `${listener ? heldBy(address, listener) : `Nothing listens on ${address}`}. ${ATTACH_HOWTO}`,
     );
+  return { ...planFor(server, { address, host: "127.0.0.1", port }, workdir, home), outside: true };
+}
+
+function heldBy(address: string, listener: Listener): string {
+  return `${address} is held by \`${listener.argv.join(" ").slice(0, 200)}\` (pid ${listener.pid}), which is not a debug server runbound knows`;
+}
+
+/** The listener on `port` in one of the run's sandboxes, and the relay that reaches it. */
+async function sandboxListener(
+  port: number,
+  processes: ProcessTracker,
+): Promise<{ listener: Listener; relay: string } | undefined> {
+  const relays = processes.confinedPlace.relays?.() ?? [];
+  const inodes = await Promise.all(relays.map((relay) => listenerBehind(relay, port)));
+  for (const [i, inode] of inodes.entries()) {
+    if (!inode) continue;
+    const listener = holderOf(new Set([inode]), (pid) => processes.owns(pid));
+    if (listener) return { listener, relay: relays[i]! };
   }
+  return undefined;
+}
+
+/** How to join `server`, reached at `at` (the port itself, or the host's endpoint into a sandbox). */
+function planFor(
+  server: DebugServer,
+  at: { address: string; host: string; port: number },
+  workdir: string,
+  home: string,
+): Omit<AttachPlan, "outside"> {
   const held = server.listener.pid ? ` (pid ${server.listener.pid})` : "";
   if (server.kind === "lldb-server") {
     const spec = ADAPTERS.find((a) => a.id === "lldb")!;
     const resolved = spec.resolve(workdir, workdir, home, { project: false });
     if ("missing" in resolved)
-      throw new ToolError(`lldb cannot attach to ${address}: ${resolved.missing}. Fix: ${spec.install}.`);
+      throw new ToolError(`lldb cannot attach to ${at.address}: ${resolved.missing}. Fix: ${spec.install}.`);
     return {
       spec,
       adapter: { ...resolved, onHost: true, detail: `${resolved.detail}, through lldb-server${held}` },
-      target: { kind: "gdb-remote", host: "127.0.0.1", port, program: server.program },
-      label: address,
-      program: address,
+      target: { kind: "gdb-remote", host: at.host, port: at.port, program: server.program },
+      label: at.address,
+      program: at.address,
     };
   }
   const spec = ADAPTERS.find((a) => a.id === server.kind)!;
@@ -63,9 +114,9 @@ export function portTarget(port: number, workdir: string, home: string): AttachP
       transport: "tcp",
       detail: `the program's own ${server.kind === "delve" ? "dlv --headless" : "debugpy"} server${held}`,
     },
-    target: { kind: server.kind, host: "127.0.0.1", port },
-    label: address,
-    program: address,
+    target: { kind: server.kind, host: at.host, port: at.port },
+    label: at.address,
+    program: at.address,
   };
 }
 
@@ -87,6 +138,7 @@ export function pidTarget(pid: number, workdir: string, home: string): AttachPla
     target: { kind: "pid", adapter: traced.adapter, pid },
     label,
     program: traced.exe,
+    outside: true,
   };
 }
 

@@ -47,9 +47,10 @@ export async function connectAdapter(
     });
     return { client };
   }
-  // A confined adapter without a network cannot be reached on loopback: delve listens on a socket file instead.
-  const scratch =
-    options.processes.confinedPlace.network === "off" ? options.processes.confinedPlace.scratch : undefined;
+  // An adapter in a place with a loopback of its own cannot be reached on it: delve listens on a socket file instead.
+  const scratch = options.processes.confinedPlace.hostLoopback
+    ? undefined
+    : options.processes.confinedPlace.scratch;
   const args =
     adapter.transport === "tcp" && scratch
       ? adapter.args.map((arg) =>

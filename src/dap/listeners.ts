@@ -33,6 +33,17 @@ export function whoListens(port: number): Listener | undefined | null {
     }
   }
   if (inodes.size === 0) return undefined;
+  return holderOf(inodes);
+}
+
+/**
+ * The process holding one of these socket inodes (inodes are the host's, whichever network namespace the socket
+ * is in), and only one that `accept` takes when given (a process of the run's own).
+ */
+export function holderOf(
+  inodes: ReadonlySet<string>,
+  accept?: (pid: number) => boolean,
+): Listener | undefined {
   const wanted = new Set([...inodes].map((inode) => `socket:[${inode}]`));
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
@@ -50,6 +61,7 @@ export function whoListens(port: number): Listener | undefined | null {
         continue;
       }
       if (!wanted.has(target)) continue;
+      if (accept && !accept(Number(entry))) return undefined;
       try {
         const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").filter(Boolean);
         return { pid: Number(entry), argv, cwd: readlinkSync(`/proc/${entry}/cwd`) };

@@ -52,6 +52,8 @@ export interface Begun {
   breakpoints: { path: string; results: BreakpointResult[] }[];
   session: DebugSession;
   notes: string[];
+  /** Whether the program runs on the host, outside the run's sandboxes (attach by pid, or a host port). */
+  outside?: boolean;
 }
 
 export class DebugSupervisor {
@@ -59,6 +61,8 @@ export class DebugSupervisor {
   readonly #workdir: string;
   readonly #home: string;
   readonly #confineRequired: boolean;
+  /** What an attach holds on the host until its session ends (the endpoint into a sandbox's loopback). */
+  #release: (() => void) | undefined;
   readonly #processes: ProcessTracker;
   readonly #ttlMs: number;
   readonly #timeouts: SessionTimeouts;
@@ -250,10 +254,20 @@ export class DebugSupervisor {
     return this.#begin(session, target.shown, () => session.launch(args, root, this.#breakpoints));
   }
 
-  /** Attaches to a program already running under a debug server on a loopback port. */
+  /**
+   * Attaches to a program already running under a debug server on a loopback port: one of the run's sandboxes' own
+   * (a server a cell started), else the host's — refused where the run requires confinement, as by pid.
+   */
   async attach(port: number): Promise<Begun> {
     await this.#refuseIfRunning();
-    return this.#attachTo(portTarget(port, this.#workdir, this.#home));
+    const plan = await portTarget(port, this.#workdir, this.#home, this.#processes);
+    if (plan.outside && this.#confineRequired) {
+      plan.release?.();
+      throw new ToolError(
+        `attach to 127.0.0.1:${port} is refused on this run: nothing of the run listens there, and the program that does runs on the host, outside the sandbox, where a debugger can make it run any code as its user (the run was created with confine: "required"). Start the program under a debug server inside the run (eval or a worker: \`python -m debugpy --listen 127.0.0.1:PORT app.py\`) and attach to that port, or launch it.`,
+      );
+    }
+    return this.#attachTo(plan);
   }
 
   /**
@@ -269,7 +283,7 @@ export class DebugSupervisor {
     return this.#attachTo(pidTarget(pid, this.#workdir, this.#home));
   }
 
-  #attachTo(to: AttachPlan): Promise<Begun> {
+  async #attachTo(to: AttachPlan): Promise<Begun> {
     const { spec, adapter, target, label } = to;
     const session = new DebugSession(
       spec,
@@ -281,11 +295,13 @@ export class DebugSupervisor {
       () => libraryRoots(this.#home),
     );
     const attached = () => session.attach(target, this.#workdir, this.#breakpoints);
-    return this.#begin(
+    this.#release = to.release;
+    const begun = await this.#begin(
       session,
       label,
       target.kind === "pid" ? () => failFastOnInjection(session, label, attached()) : attached,
     );
+    return { ...begun, outside: to.outside };
   }
 
   /** One session per conversation: a second one is refused with the first's description, never swapped in. */
@@ -373,6 +389,8 @@ export class DebugSupervisor {
     const session = this.#session;
     // The session is gone (and said to be) only once its processes are.
     await session?.terminate().catch(() => undefined);
+    this.#release?.();
+    this.#release = undefined;
     if (this.#session === session) this.#session = undefined;
     this.#ended = reason;
   }

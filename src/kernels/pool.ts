@@ -322,19 +322,18 @@ export class KernelPool {
   }
 
   /**
-   * The shared server where the run's place allows it (the host, or confined with the network on: a kernel there
-   * reaches the server's loopback ports), else a server of the run's own in its place.
+   * The shared server for a run on the host (its kernels reach the server's loopback ports); a confined run's
+   * kernels have a loopback of their own, so their server is the run's own, in its sandbox.
    */
   async #startServer(python: string): Promise<ServerConnection.ISettings> {
     const place = this.#processes.confinedPlace;
-    if (place.kind === "host" || (place.kind === "confined" && place.network === "on")) {
+    if (place.kind === "host") {
       const lease = await leaseSharedServer(python, this.#startMs, (server) => this.#serverExited(server));
       this.#lease = lease;
       this.#server = lease.server;
-      // Connection files in a folder of the run's own in the server's private folder, which only the run's
-      // sandboxes see, read-only. In the run's scratch folder a worker or a debuggee replaced it with a link, and the
-      // host's server wrote through it (into .git/hooks, runbound's Python environment), and the next kernel's
-      // sandbox bound the link's target writable.
+      // Connection files in a folder of the run's own in the server's private folder, never in a folder a process
+      // of a run can replace with a link (the host's server wrote through such a link into .git/hooks and into
+      // runbound's Python environment).
       const folder = lease.server.runFolder(this.#id);
       this.#specs.share(this.#id, folder);
       for (const spec of [this.#specs.python(python), this.#specs.javascript()]) lease.server.writeSpec(spec);

@@ -1,5 +1,5 @@
 /**
- * A Jupyter server, started on demand: a run's own (in its container, or confined without a network, with its
+ * A Jupyter server, started on demand: a run's own (in its container, or confined in its sandbox, with its
  * kernels), or the host's shared one (shared-server.ts). Loopback only (or a Unix socket), a random token in a
  * private 0700 folder, runbound's kernelspecs on JUPYTER_PATH, and python/jupyter-server-config.py.
  */
@@ -182,7 +182,7 @@ export class JupyterServer {
       mode: 0o600,
     });
     const deadline = Date.now() + timeoutMs;
-    if (processes.confinedPlace.network === "off") {
+    if (!processes.confinedPlace.hostLoopback) {
       this.#settings = await this.#startOnSocket(processes, python, workdir, config, share, token, deadline);
       return this.#settings;
     }
@@ -212,7 +212,7 @@ export class JupyterServer {
     return this.#settings;
   }
 
-  /** A confined server without a network listens on a Unix socket in its private folder, which the host reaches. */
+  /** A server in a place with its own loopback listens on a Unix socket in its private folder, which the host reaches. */
   async #startOnSocket(
     processes: ProcessTracker,
     python: string,

@@ -1,8 +1,8 @@
 /**
- * One Jupyter server per host process and Python environment, shared by every run whose kernels runbound starts
- * on this host — on the host itself, or confined with the network on. A run's kernels get kernelspecs of its own
- * (its interpreter, environment, working folder and sandbox) and connection files in a folder of its own, which
- * only its sandbox sees; the server runs jupyter_server and nothing of any project. It starts with the first run
+ * One Jupyter server per host process and Python environment, shared by every run whose kernels run on the host
+ * itself, unconfined (a confined run's kernels have a loopback of their own, and their server is the run's). A
+ * run's kernels get kernelspecs of its own (its interpreter, environment and working folder) and connection files
+ * in a folder of its own; the server runs jupyter_server and nothing of any project. It starts with the first run
  * that needs it and stops when the last run using it is gone; one that dies is started anew on the next lease.
  */
 import type { ServerConnection } from "@jupyterlab/services";

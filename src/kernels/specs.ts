@@ -1,6 +1,6 @@
 /**
- * The kernelspecs of one run's kernels. On a server of the run's own (in a container, or confined without a
- * network) they are `runbound-python` and `runbound-javascript`, run by the server where it runs. On the shared
+ * The kernelspecs of one run's kernels. On a server of the run's own (in a container, or confined in the run's
+ * sandbox) they are `runbound-python` and `runbound-javascript`, run by the server where it runs. On the shared
  * server each run has its own names, and a spec carries everything that makes the kernel the run's: the command
  * line through the run's place (its sandbox, limits and parent-death signal), the run's environment and marker, and
  * the folder of its connection files.

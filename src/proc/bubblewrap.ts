@@ -47,7 +47,7 @@ function probe(): BubblewrapProbe {
   const version = spawnSync(bwrap, ["--version"], { encoding: "utf8", timeout: 5000 }).stdout.trim();
   const trial = spawnSync(
     bwrap,
-    [...baseArgs("off"), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--", "/bin/true"],
+    [...baseArgs(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--", "/bin/true"],
     { encoding: "utf8", timeout: 10_000 },
   );
   if (trial.status !== 0) {
@@ -82,17 +82,17 @@ export function bubblewrapLine(probe: { readonly version: string; readonly linkF
 export const CONFINED_ID = 1000;
 
 /**
- * Namespaces and privileges: everything unshared but (when on) the network; no capabilities; its own session. As
- * root, a user namespace makes the process uid 1000 inside (root's files it can still reach by owner — those of
- * /etc that others may not read — are masked: `systemMasks`).
+ * Namespaces and privileges: everything unshared, the network included (a loopback of its own; what it reaches
+ * outside goes through runbound's proxy); no capabilities; its own session. As root, a user namespace makes the
+ * process uid 1000 inside (root's files it can still reach by owner — those of /etc that others may not read — are
+ * masked: `systemMasks`).
  */
-export function baseArgs(network: "on" | "off"): string[] {
+export function baseArgs(): string[] {
   const root = process.getuid?.() === 0;
   return [
     "--die-with-parent",
     "--new-session",
     "--unshare-all",
-    ...(network === "on" ? ["--share-net"] : []),
     ...(root ? ["--unshare-user", "--uid", String(CONFINED_ID), "--gid", String(CONFINED_ID)] : []),
     "--cap-drop",
     "ALL",

@@ -3,9 +3,10 @@
  * libraries and configuration read-only (/etc's secrets masked), the workdir and the run's scratch folder writable
  * (every .git, node_modules and environment of the workdir read-only), the toolchains and runbound's home
  * read-only, a private home, /tmp and /run, and nothing else of the host — no other workdir or run; it has no
- * capabilities (and is not uid 0), its own process, IPC and UTS namespaces (and network namespace when the network
- * is off), and the run's limits.
+ * capabilities (and is not uid 0), its own process, IPC, UTS and network namespaces — a loopback no other process
+ * shares; the network, when it has one, is runbound's proxy — and the run's limits.
  */
+import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import type { Server } from "node:http";
 import { homedir, tmpdir, totalmem } from "node:os";
@@ -23,9 +24,13 @@ import { ownerGone } from "./tree.js";
 
 export interface ConfinePolicy {
   /**
-   * `on` (default): the host's network, loopback included; `off`: a network namespace with nothing in it; a list of
-   * hosts (`pypi.org`, `files.pythonhosted.org:443`, `*.github.com`): no network but HTTP and HTTPS through
-   * runbound's proxy to those hosts only (programs that ignore HTTP_PROXY reach nothing).
+   * Every sandbox has a network namespace of its own (its loopback is its own, never the host's or a neighbour's);
+   * what it reaches outside goes through runbound's proxy (HTTP_PROXY): `on` (default): HTTP and HTTPS to any
+   * public address; a list of hosts (`pypi.org`, `files.pythonhosted.org:443`, `*.github.com`, `10.0.0.5`): to
+   * those only; `off`: nothing. A name resolving to loopback or a private address is refused unless the address
+   * itself is listed (`["*", "10.0.0.5"]`: any public address and that one). Loopback requests stay on the
+   * sandbox's own loopback unless a loopback address is listed (`127.0.0.1:8080`: the host's, through the proxy).
+   * Programs that ignore HTTP_PROXY reach nothing outside.
    */
   readonly network?: "on" | "off" | readonly string[];
   /** Host folders shown read-only although hidden by the rules (a folder of the user's home). */
@@ -45,15 +50,17 @@ exec "$@"`;
 
 export class ConfinedPlace implements Place {
   readonly kind = "confined";
-  readonly network: "on" | "off";
+  readonly hostLoopback = false;
   readonly #bwrap: { path: string; version: string; linkFix: boolean };
   readonly #workdir: string;
   readonly #home: string;
   readonly #policy: ConfinePolicy;
   readonly #limits: Limits;
   readonly #prlimit: string | undefined;
-  /** The hosts a network allow-list lets through runbound's proxy, when the policy gives one. */
+  /** What runbound's proxy lets through (`*`: any public address), unless the network is off. */
   readonly #allow: readonly string[] | undefined;
+  /** The relay socket of each sandbox started with a network (net-bridge.mjs); gone ones are dropped when asked. */
+  readonly #relays = new Set<string>();
   /** Made on the first spawn: a run that starts nothing confined leaves nothing behind. */
   #ready: { scratch: string; mounts: Mounts; enforcement: Enforcement; proxy?: Server } | undefined;
 
@@ -67,8 +74,7 @@ export class ConfinedPlace implements Place {
     this.#workdir = workdir;
     this.#home = home;
     this.#policy = policy;
-    this.network = policy.network === "on" || policy.network === undefined ? "on" : "off";
-    this.#allow = Array.isArray(policy.network) ? policy.network : undefined;
+    this.#allow = allowedBy(policy.network);
     this.#limits = resolveLimits(policy);
     this.#prlimit = onPath("prlimit");
     refuseWritableHome(policy.writable ?? [], home);
@@ -84,7 +90,7 @@ export class ConfinedPlace implements Place {
     const limits = this.#prlimit
       ? `${memoryMB.toLocaleString("en-US")} MB and ${processes} processes${by ? ` by ${by}` : ""}`
       : "memory and processes not limited (prlimit is missing)";
-    return `confined (${bubblewrapLine(this.#bwrap)}): the workdir writable but its .git, node_modules and environments, the system, toolchains and runbound's home read-only, nothing else of the host, network ${this.#allow ? `only HTTP and HTTPS to ${this.#allow.join(", ")} (through runbound's proxy)` : this.network}; ${limits}`;
+    return `confined (${bubblewrapLine(this.#bwrap)}): the workdir writable but its .git, node_modules and environments, the system, toolchains and runbound's home read-only, nothing else of the host, a loopback of its own, ${networkText(this.#allow)}; ${limits}`;
   }
 
   #prepare(): { scratch: string; mounts: Mounts; enforcement: Enforcement } {
@@ -120,18 +126,16 @@ export class ConfinedPlace implements Place {
     };
     const sandbox = [
       this.#bwrap.path,
-      ...baseArgs(this.network),
+      ...baseArgs(),
       ...mountArgs(mounts),
       "--chdir",
       cwd,
       "--setenv",
       "TMPDIR",
       scratch,
-      ...(this.#allow ? proxyEnvironment() : []),
+      ...(this.#allow ? proxyEnvironment(this.#allow) : []),
       "--",
-      ...(this.#allow
-        ? [process.execPath, NET_BRIDGE, path.join(scratch, PROXY_SOCKET), String(PROXY_PORT), "--"]
-        : []),
+      ...(this.#allow ? this.#bridge(scratch) : []),
       request.command,
       ...request.args,
     ];
@@ -141,6 +145,18 @@ export class ConfinedPlace implements Place {
       ? ["/bin/sh", "-c", JOIN_GROUPS, "runbound-limits", String(groups.length), ...groups, ...limited]
       : limited;
     return { command: command!, args, cwd, env: request.env };
+  }
+
+  /** net-bridge.mjs's command line: the proxy on the sandbox's loopback, and a new relay socket into it. */
+  #bridge(scratch: string): string[] {
+    const relay = path.join(scratch, `relay-${randomUUID().slice(0, 8)}.sock`);
+    this.#relays.add(relay);
+    return [process.execPath, NET_BRIDGE, path.join(scratch, PROXY_SOCKET), String(PROXY_PORT), relay, "--"];
+  }
+
+  relays(): readonly string[] {
+    for (const relay of this.#relays) if (!existsSync(relay)) this.#relays.delete(relay);
+    return [...this.#relays];
   }
 
   toPlace(hostPath: string): string {
@@ -167,13 +183,34 @@ const PROXY_SOCKET = "proxy.sock";
 const PROXY_PORT = 3128;
 const NET_BRIDGE = fileURLToPath(new URL("./net-bridge.mjs", import.meta.url));
 
-function proxyEnvironment(): string[] {
+/**
+ * The proxy for whatever leaves the sandbox. Its own loopback is reached directly (a server a cell started) —
+ * unless the harness listed a loopback address: then loopback requests mean the host's, through the proxy.
+ */
+function proxyEnvironment(allow: readonly string[]): string[] {
   const url = `http://127.0.0.1:${PROXY_PORT}`;
-  return ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY"].flatMap((name) => [
-    "--setenv",
-    name,
-    url,
-  ]);
+  const proxied = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY"];
+  const hostLoopback = allow.some((entry) => /^(localhost|127\.[\d.]+|\[?::1\]?)(:\d+)?$/i.test(entry));
+  const direct = hostLoopback ? [] : ["NO_PROXY", "no_proxy"];
+  return [
+    ...proxied.flatMap((name) => ["--setenv", name, url]),
+    ...direct.flatMap((name) => ["--setenv", name, "localhost,127.0.0.1,::1"]),
+  ];
+}
+
+/** What the proxy lets through for a network policy: `on` is any public address; `off` runs no proxy at all. */
+function allowedBy(network: ConfinePolicy["network"]): readonly string[] | undefined {
+  if (network === "off") return undefined;
+  if (network === undefined || network === "on") return ["*"];
+  return network;
+}
+
+function networkText(allow: readonly string[] | undefined): string {
+  if (!allow) return "network off";
+  const to = allow.includes("*")
+    ? `any public address${allow.length > 1 ? ` and ${allow.filter((a) => a !== "*").join(", ")}` : ""}`
+    : allow.join(", ");
+  return `network: HTTP and HTTPS to ${to} through runbound's proxy`;
 }
 
 /** Scratch folders of runs whose host process is gone (killed before it could remove them). */

@@ -35,8 +35,8 @@ const IN_FOLDER = 'cd "$1" && shift && exec "$@"';
 
 export class ContainerPlace implements Place {
   readonly kind = "container";
-  /** "off": runbound cannot reach a loopback inside, so its servers there listen on sockets in the scratch folder. */
-  readonly network: "on" | "off";
+  /** false: runbound cannot reach a loopback inside, so its servers there listen on sockets in the scratch folder. */
+  readonly hostLoopback: boolean;
   readonly #exec: readonly string[];
   readonly #map: readonly { host: string; inside: string }[];
   readonly #scratchRoot: string;
@@ -48,7 +48,7 @@ export class ContainerPlace implements Place {
     if (options.exec.length === 0)
       throw new Error("container.exec is empty: give the command prefix, e.g. podman exec -i NAME");
     this.#exec = options.exec;
-    this.network = options.loopback === false ? "off" : "on";
+    this.hostLoopback = options.loopback !== false;
     // Longest host prefix first, so a nested mapping wins.
     this.#map = Object.entries(options.paths)
       .map(([host, inside]) => ({ host: path.resolve(host), inside }))

@@ -1,8 +1,8 @@
 /**
- * A sandbox's network as an allow-list: the sandbox has no network of its own, and its HTTP_PROXY leads (through
+ * A sandbox's way out: the sandbox's network namespace has only its own loopback, and its HTTP_PROXY leads (through
  * net-bridge.mjs inside) to this proxy on a Unix socket in the run's scratch folder. CONNECT and plain HTTP requests
- * go out only to an allowed host; anything else is answered 403, saying why. Programs that ignore the proxy
- * variables reach nothing at all. A listed name is connected to at the address it resolves to once, here, and only
+ * go out only to an allowed host (`*`: any, the network "on"); anything else is answered 403, saying why. Programs
+ * that ignore the proxy variables reach nothing at all. A name is connected to at the address it resolves to once, here, and only
  * if that is a public address — a name whose record points at loopback or a private network (DNS is the world's to
  * answer) would reach the host's own services and the neighbour runs' listeners; an address listed as such is
  * allowed.
@@ -11,14 +11,39 @@ import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import net from "node:net";
 
-/** `host` (any port), `host:port`, or `*.domain` (its subdomains, any port). */
+/** `host` (any port), `host:port`, `*.domain` (its subdomains, any port), or `*` (any host, any port). */
 export function hostAllowed(allow: readonly string[], host: string, port: number): boolean {
-  const name = host.toLowerCase().replace(/^\[|\]$/g, "");
+  const name = bare(host);
   return allow.some((entry) => {
+    if (entry === "*") return true;
     const [pattern, wanted] = splitHostPort(entry.toLowerCase());
     if (wanted !== undefined && wanted !== port) return false;
     return pattern.startsWith("*.") ? name.endsWith(pattern.slice(1)) : name === pattern;
   });
+}
+
+/** Whether an internal address is listed as itself (not through `*` or a domain pattern). */
+function listedAsItself(allow: readonly string[], address: string, port: number): boolean {
+  const name = bare(address);
+  return allow.some((entry) => {
+    const [pattern, wanted] = splitHostPort(entry.toLowerCase());
+    return bare(pattern) === name && (wanted === undefined || wanted === port);
+  });
+}
+
+function bare(host: string): string {
+  return host.toLowerCase().replace(/^\[|\]$/g, "");
+}
+
+/**
+ * Why a connection to a literal address is refused (an internal one not listed as itself), or undefined. Node
+ * connects to a literal address without a lookup, so `checkedLookup` never sees it.
+ */
+function literalRefused(allow: readonly string[], host: string, port: number): string | undefined {
+  const address = bare(host);
+  if (!net.isIP(address) || !isInternalAddress(address) || listedAsItself(allow, address, port))
+    return undefined;
+  return `runbound: ${address} is a loopback or private address, which this run reaches only if the harness lists it itself (createRun sandbox.network)\n`;
 }
 
 /** Loopback, private, link-local, shared (CGNAT), unspecified or multicast: not "the outside". */
@@ -51,11 +76,11 @@ function checkedLookup(allow: readonly string[], port: number): net.LookupFuncti
     dnsLookup(hostname, { ...options, all: true }, (error, found: LookupAddress[]) => {
       if (error) return callback(error, "", 0);
       const usable = found.filter(
-        (entry) => !isInternalAddress(entry.address) || hostAllowed(allow, entry.address, port),
+        (entry) => !isInternalAddress(entry.address) || listedAsItself(allow, entry.address, port),
       );
       if (usable.length === 0) {
         const refused = new Error(
-          `${hostname} resolves to ${found.map((e) => e.address).join(", ")}, a loopback or private address; list the address itself to allow it`,
+          `${hostname} resolves to ${found.map((e) => e.address).join(", ")}, a loopback or private address, which this run reaches only if the harness lists the address itself (createRun sandbox.network)`,
         );
         return callback(Object.assign(refused, { code: "EINTERNAL" }), "", 0);
       }
@@ -81,8 +106,11 @@ export function startAllowListProxy(socket: string, allow: readonly string[]): S
   server.on("connect", (req: IncomingMessage, client: net.Socket, head: Buffer) => {
     const [host, port] = splitHostPort(req.url ?? "");
     const target = port ?? 443;
-    if (!hostAllowed(allow, host, target)) {
-      client.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n\r\n${refusal(host, target)}`);
+    const refused = hostAllowed(allow, host, target)
+      ? literalRefused(allow, host, target)
+      : refusal(host, target);
+    if (refused) {
+      client.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n\r\n${refused}`);
       return;
     }
     const upstream = net.connect({ port: target, host, lookup: checkedLookup(allow, target) }, () => {
@@ -119,8 +147,12 @@ function forwardPlain(
     return;
   }
   const port = Number(url.port || 80);
-  if (url.protocol !== "http:" || !hostAllowed(allow, url.hostname, port)) {
-    res.writeHead(403, { "Content-Type": "text/plain" }).end(refusal(url.hostname, port));
+  const refused =
+    url.protocol !== "http:" || !hostAllowed(allow, url.hostname, port)
+      ? refusal(url.hostname, port)
+      : literalRefused(allow, url.hostname, port);
+  if (refused) {
+    res.writeHead(403, { "Content-Type": "text/plain" }).end(refused);
     return;
   }
   const upstream = httpRequest(

@@ -30,8 +30,13 @@ export interface Place {
   readonly kind: PlaceKind;
   /** One line: where processes run and under what policy. */
   readonly description: string;
-  /** Whether processes in this place reach the network (loopback included). */
-  readonly network: "on" | "off";
+  /**
+   * Whether this place shares the host's loopback: runbound reaches its servers on loopback ports (and they the
+   * host's). A confined place never does — each sandbox has a loopback of its own, reached through `relays`.
+   */
+  readonly hostLoopback: boolean;
+  /** The relay sockets of its live sandboxes with a network (net-bridge.mjs), each leading to one's loopback. */
+  relays?(): readonly string[];
   /** A folder of the run's own, writable inside the place (its TMPDIR), or undefined on the host. */
   readonly scratch?: string | undefined;
   /** Why nothing can start there now (a container that is down), or undefined when it can. */
@@ -49,7 +54,7 @@ export interface Place {
 export const HOST_PLACE: Place = {
   kind: "host",
   description: "on the host, as the harness's own user (not confined)",
-  network: "on",
+  hostLoopback: true,
   plan: ({ command, args, cwd, env }) => ({ command, args, env, ...(cwd ? { cwd } : {}) }),
   toPlace: (hostPath) => hostPath,
   toHost: (placePath) => placePath,

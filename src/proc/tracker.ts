@@ -5,7 +5,7 @@
 import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
-import { accessSync, constants, existsSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { absolutePathEntries, childEnvironment, type EnvPolicy } from "./environment.js";
 import { HOST_PLACE, type Place } from "./place.js";
@@ -208,6 +208,17 @@ export class ProcessTracker {
     watchdog.unref();
     (watchdog.stdin as unknown as { unref?: () => void } | null)?.unref?.();
     this.#watchdog = watchdog;
+  }
+
+  /** Whether `pid` is one of this run's processes (it carries the run's marker, however it was started). */
+  owns(pid: number): boolean {
+    try {
+      return readFileSync(`/proc/${pid}/environ`, "latin1")
+        .split("\0")
+        .includes(`${RUN_MARKER}=${this.#token}`);
+    } catch {
+      return false;
+    }
   }
 
   running(): TrackedProcess[] {
