@@ -1,7 +1,7 @@
 /**
- * A run's network is its own: every sandbox has a loopback of its own, and what it reaches outside goes through
- * runbound's proxy, which refuses loopback and private addresses. With the network "on" a sandbox shared the host's
- * namespace: a neighbour's cell read /proc/net/tcp, found run A's kernel ports and a server A's cell started,
+ * A run's network is its own: its sandboxes share a loopback nobody else has, and what they reach outside goes
+ * through runbound's proxy, which refuses loopback and private addresses. With the network "on" a sandbox shared the
+ * host's namespace: a neighbour's cell read /proc/net/tcp, found run A's kernel ports and a server A's cell started,
  * connected to them, and heard A's JavaScript kernel; a host Unix socket (abstract, or on a visible path) answered
  * too. Checked from B's cell in the same host process and in another.
  */
@@ -12,7 +12,7 @@ import net from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRun, type Run } from "../src/index.js";
+import { commandBackend, createRun, type Run } from "../src/index.js";
 import { probeBubblewrap } from "../src/proc/bubblewrap.js";
 import { call, outsideCheckout, textOf } from "./helpers.js";
 
@@ -84,6 +84,17 @@ print("proxy", heard(lambda: through_proxy("GET http://127.0.0.1:${hostPort}/ HT
 `;
 }
 
+/** A command worker that connects to the port its workdir's `served-port` names and prints what it heard. */
+const WORKER = commandBackend("sh", [
+  "-c",
+  `cat > /dev/null; python3 -c "
+import socket
+try:
+    print('heard', socket.create_connection(('127.0.0.1', int(open('served-port').read())), timeout=3).recv(100).decode())
+except OSError as e:
+    print('refused', type(e).__name__)"`,
+]);
+
 function expectNothingOfA(
   text: string,
   aPorts: { all: readonly number[]; served: number },
@@ -122,7 +133,13 @@ describe.skipIf(!bwrap.ok)("isolation: a run's network is its own", () => {
     await new Promise<void>((resolve) => abstractServer.listen(`\0${abstractName}`, resolve));
     a = outsideCheckout("runbound-net-a-");
     b = outsideCheckout("runbound-net-b-");
-    runA = await createRun({ workdir: a, conversationId: "a", approver: "always", lsp: false });
+    runA = await createRun({
+      workdir: a,
+      conversationId: "a",
+      approver: "always",
+      lsp: false,
+      vibe: { fast: WORKER },
+    });
     const clientA = await runA.link({ surface: "full" });
     // A's JavaScript kernel too: its IOPub was heard by a neighbour.
     await call(clientA, "eval", { code: "1 + 1", language: "javascript", description: label });
@@ -131,7 +148,13 @@ describe.skipIf(!bwrap.ok)("isolation: a run's network is its own", () => {
     );
     served = Number(port);
     aPorts = ports!.split(" ").map(Number);
-    runB = await createRun({ workdir: b, conversationId: "b", approver: "always", lsp: false });
+    runB = await createRun({
+      workdir: b,
+      conversationId: "b",
+      approver: "always",
+      lsp: false,
+      vibe: { fast: WORKER },
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -184,7 +207,7 @@ describe.skipIf(!bwrap.ok)("isolation: a run's network is its own", () => {
     );
   }, 120_000);
 
-  it("a debug server A's cell started: A attaches to it through its sandbox's relay, B finds nothing there", async () => {
+  it("a debug server A's cell started: A attaches to it through the run's relay, B finds nothing there", async () => {
     writeFileSync(path.join(a, "loop.py"), "import time\nwhile True:\n    time.sleep(0.1)\n");
     const clientA = await runA.link({ surface: "full" });
     const port = Number(
@@ -212,5 +235,17 @@ print(port)`,
     expect(fromA).not.toContain("outside the run's sandbox");
     expect(textOf(await call(clientA, "debug", { operation: "pause" }))).toMatch(/^Stopped \(pause\)/m);
     await call(clientA, "debug", { operation: "terminate" });
+  }, 60_000);
+
+  it("the run's loopback is the run's: A's worker reaches the server A's cell started, B's worker does not", async () => {
+    for (const dir of [a, b]) writeFileSync(path.join(dir, "served-port"), String(served));
+    const heard = async (run: Run) => {
+      const client = await run.link({ surface: "full" });
+      await call(client, "vibe_spawn", { brief: "connect to the served port", label: "probe" });
+      const waited = await call(client, "vibe_wait", { worker_id: "w1", timeout_seconds: 60 });
+      return (waited.structuredContent as { worker: { result: string } }).worker.result.trim();
+    };
+    expect(await heard(runA)).toBe(`heard ${canary}`);
+    expect(await heard(runB)).toBe("refused ConnectionRefusedError");
   }, 60_000);
 });

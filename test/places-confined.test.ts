@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { doctorRows } from "../src/cli/doctor.js";
 import { commandBackend, createRun, type Run } from "../src/index.js";
 import { probeBubblewrap } from "../src/proc/bubblewrap.js";
+import { onPath } from "../src/setup/components.mjs";
 import { npmBin } from "../src/setup/npm.js";
 import { call, FORK_BOMB, HOME, PY_ATTEMPT, suiteWorkdir, textOf, track, workdirWith } from "./helpers.js";
 
@@ -376,12 +377,24 @@ describe("where bubblewrap is missing or refused", () => {
   it("a bwrap that cannot make a sandbox is named with its own words", async () => {
     await pathWith({
       bwrap: "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n",
+      unshare: `#!/bin/sh\nexec ${onPath("unshare")} "$@"\n`,
+      nsenter: `#!/bin/sh\nexec ${onPath("nsenter")} "$@"\n`,
     });
     const workdir = await workdirWith();
     const error = await createRun({ workdir, lsp: false, confine: "required" }).catch((e: Error) => e);
     process.env.PATH = path0;
     expect(String(error)).toMatch(
       /bubblewrap is installed but cannot make a sandbox here \(bwrap: No permissions to create new namespace\)\. To fix: allow unprivileged user namespaces/,
+    );
+  });
+
+  it("without unshare and nsenter, which make a run's network namespace, confinement is refused, naming util-linux", async () => {
+    await pathWith({ bwrap: "#!/bin/sh\nexit 0\n" });
+    const workdir = await workdirWith();
+    const error = await createRun({ workdir, lsp: false, confine: "required" }).catch((e: Error) => e);
+    process.env.PATH = path0;
+    expect(String(error)).toBe(
+      'Error: createRun: confine is "required", but unshare and nsenter (util-linux), which give a run its network namespace, are not on PATH. To fix: install util-linux.',
     );
   });
 

@@ -44,10 +44,34 @@ function probe(): BubblewrapProbe {
       why: "bubblewrap (bwrap) is not installed",
       fix: `\`${setupCommand("bubblewrap")}\` installs Debian's bubblewrap when run as root; else \`sudo apt-get install bubblewrap\``,
     };
+  const unshare = onPath("unshare");
+  if (!unshare || !onPath("nsenter"))
+    return {
+      ok: false,
+      why: "unshare and nsenter (util-linux), which give a run its network namespace, are not on PATH",
+      fix: "install util-linux",
+    };
   const version = spawnSync(bwrap, ["--version"], { encoding: "utf8", timeout: 5000 }).stdout.trim();
+  // As a sandbox starts: in a network namespace of the run's (a user namespace's too, when not root).
+  const root = process.getuid?.() === 0;
   const trial = spawnSync(
-    bwrap,
-    [...baseArgs(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--", "/bin/true"],
+    unshare,
+    [
+      ...(root ? [] : ["--user", "--map-root-user"]),
+      "--net",
+      "--",
+      bwrap,
+      ...baseArgs(),
+      "--ro-bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--proc",
+      "/proc",
+      "--",
+      "/bin/true",
+    ],
     { encoding: "utf8", timeout: 10_000 },
   );
   if (trial.status !== 0) {
@@ -82,18 +106,27 @@ export function bubblewrapLine(probe: { readonly version: string; readonly linkF
 export const CONFINED_ID = 1000;
 
 /**
- * Namespaces and privileges: everything unshared, the network included (a loopback of its own; what it reaches
- * outside goes through runbound's proxy); no capabilities; its own session. As root, a user namespace makes the
- * process uid 1000 inside (root's files it can still reach by owner — those of /etc that others may not read — are
- * masked: `systemMasks`).
+ * Namespaces and privileges: its own user, PID, IPC, UTS and cgroup namespaces, no capabilities, its own session;
+ * the network namespace is the run's, joined before (`run-network.ts`). The user namespace it joins with that maps
+ * the harness's user to 0, so the id inside is given: the harness's own, or as root uid 1000 (root's files it can
+ * still reach by owner — those of /etc that others may not read — are masked: `systemMasks`).
  */
 export function baseArgs(): string[] {
   const root = process.getuid?.() === 0;
+  const uid = root ? CONFINED_ID : (process.getuid?.() ?? CONFINED_ID);
+  const gid = root ? CONFINED_ID : (process.getgid?.() ?? CONFINED_ID);
   return [
     "--die-with-parent",
     "--new-session",
-    "--unshare-all",
-    ...(root ? ["--unshare-user", "--uid", String(CONFINED_ID), "--gid", String(CONFINED_ID)] : []),
+    "--unshare-user",
+    "--unshare-ipc",
+    "--unshare-pid",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    "--uid",
+    String(uid),
+    "--gid",
+    String(gid),
     "--cap-drop",
     "ALL",
   ];

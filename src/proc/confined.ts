@@ -3,15 +3,13 @@
  * libraries and configuration read-only (/etc's secrets masked), the workdir and the run's scratch folder writable
  * (every .git, node_modules and environment of the workdir read-only), the toolchains and runbound's home
  * read-only, a private home, /tmp and /run, and nothing else of the host — no other workdir or run; it has no
- * capabilities (and is not uid 0), its own process, IPC, UTS and network namespaces — a loopback no other process
- * shares; the network, when it has one, is runbound's proxy — and the run's limits.
+ * capabilities (and is not uid 0), its own process, IPC and UTS namespaces, the run's network namespace — a
+ * loopback no other run shares, whose way out is runbound's proxy — and the run's limits.
  */
-import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import type { Server } from "node:http";
 import { homedir, tmpdir, totalmem } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { onPath } from "../setup/components.mjs";
 import { baseArgs, bubblewrapLine, type Mounts, mountArgs, probeBubblewrap, within } from "./bubblewrap.js";
 import { type ContainerOptions, ContainerPlace } from "./container.js";
@@ -19,17 +17,19 @@ import { frozenFolders } from "./frozen.js";
 import { type Enforcement, enforceLimits, type Limits } from "./limits.js";
 import { startAllowListProxy } from "./network-proxy.js";
 import { HOST_PLACE, type Place, type SpawnPlan, type SpawnRequest } from "./place.js";
+import { PROXY_PORT, RunNetwork } from "./run-network.js";
 import { readableToolchains } from "./toolchains.js";
 import { ownerGone } from "./tree.js";
 
 export interface ConfinePolicy {
   /**
-   * Every sandbox has a network namespace of its own (its loopback is its own, never the host's or a neighbour's);
+   * The run has a network namespace of its own, which its sandboxes share (its loopback is never the host's or a
+   * neighbour's);
    * what it reaches outside goes through runbound's proxy (HTTP_PROXY): `on` (default): HTTP and HTTPS to any
    * public address; a list of hosts (`pypi.org`, `files.pythonhosted.org:443`, `*.github.com`, `10.0.0.5`): to
    * those only; `off`: nothing. A name resolving to loopback or a private address is refused unless the address
    * itself is listed (`["*", "10.0.0.5"]`: any public address and that one). Loopback requests stay on the
-   * sandbox's own loopback unless a loopback address is listed (`127.0.0.1:8080`: the host's, through the proxy).
+   * run's own loopback unless a loopback address is listed (`127.0.0.1:8080`: the host's, through the proxy).
    * Programs that ignore HTTP_PROXY reach nothing outside.
    */
   readonly network?: "on" | "off" | readonly string[];
@@ -59,10 +59,10 @@ export class ConfinedPlace implements Place {
   readonly #prlimit: string | undefined;
   /** What runbound's proxy lets through (`*`: any public address), unless the network is off. */
   readonly #allow: readonly string[] | undefined;
-  /** The relay socket of each sandbox started with a network (net-bridge.mjs); gone ones are dropped when asked. */
-  readonly #relays = new Set<string>();
   /** Made on the first spawn: a run that starts nothing confined leaves nothing behind. */
-  #ready: { scratch: string; mounts: Mounts; enforcement: Enforcement; proxy?: Server } | undefined;
+  #ready:
+    | { scratch: string; mounts: Mounts; enforcement: Enforcement; network: RunNetwork; proxy?: Server }
+    | undefined;
 
   constructor(
     bwrap: { path: string; version: string; linkFix: boolean },
@@ -93,7 +93,7 @@ export class ConfinedPlace implements Place {
     return `confined (${bubblewrapLine(this.#bwrap)}): the workdir writable but its .git, node_modules and environments, the system, toolchains and runbound's home read-only, nothing else of the host, a loopback of its own, ${networkText(this.#allow)}; ${limits}`;
   }
 
-  #prepare(): { scratch: string; mounts: Mounts; enforcement: Enforcement } {
+  #prepare(): { scratch: string; mounts: Mounts; enforcement: Enforcement; network: RunNetwork } {
     if (this.#ready) return this.#ready;
     sweepStaleScratch();
     const scratch = realpathSync(mkdtempSync(path.join(tmpdir(), `${SCRATCH_PREFIX}${process.pid}-`)));
@@ -105,15 +105,21 @@ export class ConfinedPlace implements Place {
       granted: this.#policy.writable ?? [],
       sealed: sealedFolders(this.#home),
     };
-    const proxy = this.#allow
-      ? startAllowListProxy(path.join(scratch, PROXY_SOCKET), this.#allow)
-      : undefined;
-    this.#ready = { scratch, mounts, enforcement: enforceLimits(this.#limits), ...(proxy ? { proxy } : {}) };
+    const proxySocket = this.#allow ? path.join(scratch, PROXY_SOCKET) : undefined;
+    const proxy = proxySocket ? startAllowListProxy(proxySocket, this.#allow!) : undefined;
+    const network = new RunNetwork({ scratch, proxySocket, home: this.#home });
+    this.#ready = {
+      scratch,
+      mounts,
+      enforcement: enforceLimits(this.#limits),
+      network,
+      ...(proxy ? { proxy } : {}),
+    };
     return this.#ready;
   }
 
   plan(request: SpawnRequest): SpawnPlan {
-    const { scratch, mounts: base, enforcement } = this.#prepare();
+    const { scratch, mounts: base, enforcement, network } = this.#prepare();
     const cwd = request.cwd ?? this.#workdir;
     for (const dir of [...(request.writable ?? []), ...(request.readable ?? [])]) unlinkedFolder(dir);
     const mounts: Mounts = {
@@ -135,11 +141,12 @@ export class ConfinedPlace implements Place {
       scratch,
       ...(this.#allow ? proxyEnvironment(this.#allow) : []),
       "--",
-      ...(this.#allow ? this.#bridge(scratch) : []),
       request.command,
       ...request.args,
     ];
-    const limited = this.#prlimit ? [this.#prlimit, ...enforcement.rlimits, "--", ...sandbox] : sandbox;
+    // In the run's network namespace, joined before bubblewrap (which cannot join one).
+    const joined = [...network.joinArgs(), ...sandbox];
+    const limited = this.#prlimit ? [this.#prlimit, ...enforcement.rlimits, "--", ...joined] : joined;
     const groups = enforcement.groups;
     const [command, ...args] = groups.length
       ? ["/bin/sh", "-c", JOIN_GROUPS, "runbound-limits", String(groups.length), ...groups, ...limited]
@@ -147,16 +154,8 @@ export class ConfinedPlace implements Place {
     return { command: command!, args, cwd, env: request.env };
   }
 
-  /** net-bridge.mjs's command line: the proxy on the sandbox's loopback, and a new relay socket into it. */
-  #bridge(scratch: string): string[] {
-    const relay = path.join(scratch, `relay-${randomUUID().slice(0, 8)}.sock`);
-    this.#relays.add(relay);
-    return [process.execPath, NET_BRIDGE, path.join(scratch, PROXY_SOCKET), String(PROXY_PORT), relay, "--"];
-  }
-
   relays(): readonly string[] {
-    for (const relay of this.#relays) if (!existsSync(relay)) this.#relays.delete(relay);
-    return [...this.#relays];
+    return this.#ready ? [this.#ready.network.relay] : [];
   }
 
   toPlace(hostPath: string): string {
@@ -172,6 +171,7 @@ export class ConfinedPlace implements Place {
     this.#ready = undefined;
     if (!ready) return;
     ready.proxy?.close();
+    await ready.network.dispose();
     await ready.enforcement.release();
     rmSync(ready.scratch, { recursive: true, force: true });
   }
@@ -179,9 +179,6 @@ export class ConfinedPlace implements Place {
 
 const SCRATCH_PREFIX = "runbound-place-";
 const PROXY_SOCKET = "proxy.sock";
-/** Where HTTP_PROXY points inside: each sandbox has a loopback of its own, so the port is always free. */
-const PROXY_PORT = 3128;
-const NET_BRIDGE = fileURLToPath(new URL("./net-bridge.mjs", import.meta.url));
 
 /**
  * The proxy for whatever leaves the sandbox. Its own loopback is reached directly (a server a cell started) —

@@ -1,18 +1,17 @@
 // @ts-check
-// Inside a sandbox with a network of its own (a loopback nobody else shares): listens on that loopback where
-// HTTP_PROXY points and carries each connection to runbound's proxy on a Unix socket outside; listens on a relay
-// socket through which runbound, on the host, reaches a port of this loopback (a debug server a cell started); and
-// runs the command under it.
-// Usage: node net-bridge.mjs PROXY_SOCKET PROXY_PORT RELAY_SOCKET -- COMMAND [ARGS...]
+// In a run's network namespace (a loopback nobody else shares): listens on that loopback where HTTP_PROXY points and
+// carries each connection to runbound's proxy on a Unix socket outside ("-": the network is off, no proxy); listens
+// on a relay socket through which runbound, on the host, reaches a port of this loopback (a debug server a cell
+// started); and so holds the namespace until it is ended.
+// Usage: node net-bridge.mjs PROXY_SOCKET|- PROXY_PORT RELAY_SOCKET
 // Relay: the host writes "?PORT\n" (is anything listening? answered "+INODE\n" or "-\n", then closed) or "PORT\n"
 // (answered "+\n", then the connection is the port's; or "-WHY\n").
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import net from "node:net";
 
-const [proxySocket, proxyPort, relaySocket, separator, command, ...args] = process.argv.slice(2);
-if (!proxySocket || !proxyPort || !relaySocket || separator !== "--" || !command) {
-  console.error("usage: net-bridge.mjs PROXY_SOCKET PROXY_PORT RELAY_SOCKET -- COMMAND [ARGS...]");
+const [proxySocket, proxyPort, relaySocket] = process.argv.slice(2);
+if (!proxySocket || !proxyPort || !relaySocket) {
+  console.error("usage: net-bridge.mjs PROXY_SOCKET|- PROXY_PORT RELAY_SOCKET");
   process.exit(2);
 }
 
@@ -77,30 +76,14 @@ const relay = net.createServer((host) => {
   host.on("data", onData);
 });
 
-let listeners = 2;
-const ready = () => {
-  if (--listeners > 0) return;
-  const child = spawn(command, args, { stdio: "inherit" });
-  const forward = (/** @type {NodeJS.Signals} */ signal) => child.kill(signal);
-  for (const signal of /** @type {NodeJS.Signals[]} */ (["SIGTERM", "SIGINT", "SIGHUP"]))
-    process.on(signal, forward);
-  child.on("error", (error) => {
-    console.error(`${command}: ${error.message}`);
-    process.exit(127);
-  });
-  child.on("exit", (code, signal) => {
-    proxy.close();
-    relay.close();
-    if (signal) {
-      process.removeAllListeners(signal);
-      process.kill(process.pid, signal);
-    } else process.exit(code ?? 1);
-  });
-};
-for (const server of [proxy, relay])
+const servers = proxySocket === "-" ? [relay] : [proxy, relay];
+for (const server of servers)
   server.on("error", (error) => {
     console.error(`net-bridge: ${error.message}`);
     process.exit(126);
   });
-proxy.listen(Number(proxyPort), "127.0.0.1", ready);
-relay.listen(relaySocket, ready);
+for (const signal of /** @type {NodeJS.Signals[]} */ (["SIGTERM", "SIGINT", "SIGHUP"]))
+  process.on(signal, () => process.exit(0));
+// The relay last: the host's sandboxes wait for its socket, and then the proxy is listening too.
+if (proxySocket === "-") relay.listen(relaySocket);
+else proxy.listen(Number(proxyPort), "127.0.0.1", () => relay.listen(relaySocket));

@@ -1,9 +1,9 @@
 /**
- * A sandbox's way out: the sandbox's network namespace has only its own loopback, and its HTTP_PROXY leads (through
- * net-bridge.mjs inside) to this proxy on a Unix socket in the run's scratch folder. CONNECT and plain HTTP requests
+ * A confined run's way out: its network namespace has only its own loopback, and its HTTP_PROXY leads (through
+ * net-bridge.mjs there) to this proxy on a Unix socket in the run's scratch folder. CONNECT and plain HTTP requests
  * go out only to an allowed host (`*`: any, the network "on"); anything else is answered 403, saying why. Programs
- * that ignore the proxy variables reach nothing at all. A name is connected to at the address it resolves to once, here, and only
- * if that is a public address — a name whose record points at loopback or a private network (DNS is the world's to
+ * that ignore the proxy variables reach nothing at all. A name is connected to at the address it resolves to once,
+ * here, and only if that is a public address — a name whose record points at loopback or a private network (DNS is the world's to
  * answer) would reach the host's own services and the neighbour runs' listeners; an address listed as such is
  * allowed.
  */

@@ -32,7 +32,7 @@ export interface Place {
   readonly description: string;
   /**
    * Whether this place shares the host's loopback: runbound reaches its servers on loopback ports (and they the
-   * host's). A confined place never does — each sandbox has a loopback of its own, reached through `relays`.
+   * host's). A confined place never does — the run has a loopback of its own, reached through `relays`.
    */
   readonly hostLoopback: boolean;
   /** The relay sockets of its live sandboxes with a network (net-bridge.mjs), each leading to one's loopback. */

@@ -1,6 +1,6 @@
 /**
- * A port of a sandbox's own loopback, reached from the host: every sandbox with a network has a loopback nobody else
- * shares, so a debug server a cell started there is reached only through the relay socket of that sandbox's
+ * A port of a confined run's own loopback, reached from the host: the run's network namespace has a loopback nobody
+ * else shares, so a debug server a cell started there is reached only through the relay socket of the run's
  * net-bridge.mjs ("?PORT" asks who listens, "PORT" connects). The host side is a loopback endpoint of its own for
  * each such port, for a client that only speaks TCP (lldb's gdb-remote).
  */

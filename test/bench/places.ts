@@ -117,8 +117,8 @@ const CONTAINER = `runbound-bench-${process.pid}`;
 export async function benchPlaces() {
   const dir = workdir();
   const scratch = mkdtempSync(path.join(tmpdir(), "runbound-bench-scratch-"));
-  // The host's Jupyter server serves the host's runs and confined runs with the network on alike: started first, so
-  // that neither side's first cell pays for it (whichever asked first did, and the other not).
+  // The host's shared Jupyter server, started first: the host's first cell does not pay for it (a second run on the
+  // host never does). A confined run's first cell starts its own server in its sandbox, and that is the cost shown.
   const server = await createRun({ workdir: dir, confine: "off", approver: "always" });
   const started = await call(await server.link({ surface: "full" }), "eval", {
     code: "0",
