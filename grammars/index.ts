@@ -13,6 +13,7 @@ import { Lang, registerDynamicLanguage } from "@ast-grep/napi";
 export const HOLE = "__RUNBOUND_PATTERN__";
 
 export type RungName =
+  | "as ast-grep reads it"
   | "bare"
   | "statement"
   | "expression"
@@ -203,6 +204,9 @@ export const GRAMMARS: readonly Grammar[] = [
       { name: "expression", context: `int __x = ${HOLE};` },
       { name: "case clause", context: `void __f(void) { switch (__x) {\n${HOLE}\n} }` },
     ],
+    // A call alone at top level parses as a macro type (`printf($$$A)`), which never matches a call: ast-grep's CLI
+    // then finds nothing; read in a function body instead.
+    implausible: ["macro_type_specifier"],
     body: BRACES,
     rewriteBody: BRACES_REWRITE,
   },

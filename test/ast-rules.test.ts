@@ -239,13 +239,16 @@ describe("ast_grep and ast_edit: a rule that cannot be right is refused, naming 
     );
     expect(await grep({})).toMatch(/^Give `pattern` \(a code fragment/);
     let deep: Record<string, unknown> = { kind: "identifier" };
-    for (let i = 0; i < 40; i++) deep = { not: deep };
+    for (let i = 0; i < 70; i++) deep = { not: deep };
     expect(await grep({ rule: deep })).toBe(
-      "`rule` nests more than 24 levels deep; write it flatter (`all` and `any` take lists). Nothing was searched.",
+      "`rule` nests 71 levels deep, over the 64 a rule may have; write it flatter (`all` and `any` take lists). Nothing was searched.",
     );
-    const wide = { any: Array.from({ length: 1200 }, (_, i) => ({ regex: `^x${i}$` })) };
+    // A rule the size of published ones (1,000 parts was the bound, and a published C++ rule had more) runs.
+    const published = { any: Array.from({ length: 1200 }, (_, i) => ({ regex: `^x${i}$` })) };
+    expect(await grep({ rule: published })).toMatch(/^No matches in /);
+    const wide = { any: Array.from({ length: 12_000 }, (_, i) => ({ regex: `^x${i}$` })) };
     expect(await grep({ rule: wide })).toBe(
-      "`rule` has more than 1000 parts; narrow it, or search in several calls. Nothing was searched.",
+      "`rule` has 24,001 parts, over the 20,000 a rule may have; narrow it, or search in several calls. Nothing was searched.",
     );
   });
 

@@ -316,7 +316,10 @@ describe("the scaffold ladder", () => {
       "a.go": "package a\n\nfunc f(x int) int {\n\tswitch x {\n\tcase 1:\n\t\treturn 2\n\t}\n\treturn 0\n}\n",
     });
     const decorator = await grep({ pattern: "@$D", path: "a.py" });
-    expect(decorator.structuredContent).toMatchObject({ rung: "decorator", selector: "decorator" });
+    expect(decorator.structuredContent).toMatchObject({
+      rung: "as ast-grep reads it",
+      selector: "decorator",
+    });
     expect(matchesOf(decorator).map((m) => m.captures.D)).toEqual(["cache"]);
     const handler = await grep({ pattern: "except $E as $N:", path: "a.py" });
     expect(textOf(handler)).toContain(
@@ -339,7 +342,10 @@ describe("the scaffold ladder", () => {
       "b.kt": "@JvmStatic\nfun main() {}\n",
     });
     const java = await grep({ pattern: "@$A", path: "B.java" });
-    expect(java.structuredContent).toMatchObject({ rung: "annotation", selector: "marker_annotation" });
+    expect(java.structuredContent).toMatchObject({
+      rung: "as ast-grep reads it",
+      selector: "marker_annotation",
+    });
     expect(matchesOf(java).map((m) => m.captures.A)).toEqual(["Override", "Deprecated"]);
     expect(matchesOf(java).map((m) => m.line)).toEqual(cliLines(workdir, "B.java", "java", "@$A"));
     const kotlin = await grep({ pattern: "@$A", path: "b.kt" });
@@ -636,7 +642,7 @@ describe("ast_edit and resolve", () => {
     const { edit, workdir } = await astClient({ "a.py": "print(1)\nprint(2)\n" });
     const result = await edit({ pattern: "print($X)", rewrite: "print($X)", path: "a.py" });
     expect(textOf(result)).toBe(
-      "2 matches in 1 file under a.py (the pattern parsed as a bare fragment (call)), but the rewrite gives back the same text for each; nothing was staged.",
+      "2 matches in 1 file under a.py (the pattern parsed as written, as ast-grep's CLI parses it (call)), but the rewrite gives back the same text for each; nothing was staged.",
     );
     expect(result.structuredContent).toMatchObject({ edit_id: null, replacements: 0 });
     expect(await readFile(path.join(workdir, "a.py"), "utf8")).toBe("print(1)\nprint(2)\n");

@@ -1,8 +1,10 @@
 /**
- * The pattern compiler. ast-grep compiles a broken pattern silently and matches nothing, and a fragment only
- * matches in the context it parses in. So each rung of the language's ladder is tried in order: the scaffolded
- * text is parsed with `$` replaced by the expando character, a rung whose parse has an ERROR or MISSING node is
- * rejected, and the node that spans the pattern gives the selector. No rung → "unparseable", saying where.
+ * The pattern compiler. A pattern ast-grep itself parses (no ERROR node: its CLI warns about those and matches
+ * nothing) is given to it as written, so the answer is the CLI's — a lone `$X` matches any node, a bare name is an
+ * expression. Only where ast-grep's own parse fails (a fragment that needs a context: a class member, a `case`, a
+ * header without its body) does runbound's ladder step in: each rung is tried in order, the scaffolded text parsed
+ * with `$` replaced by the expando character, a rung whose parse has an ERROR or MISSING node rejected, and the node
+ * that spans the pattern gives the selector. No rung → "unparseable", saying where.
  */
 import { parse, type SgNode } from "@ast-grep/napi";
 import { BODY_VAR, type Grammar, HOLE, type RungName } from "../../grammars/index.js";
@@ -12,8 +14,8 @@ import { type LiteralWord, literalWords } from "./words.js";
 export interface CompiledPattern {
   readonly pattern: string;
   readonly rung: RungName;
-  /** The napi rule: the pattern in its context, and the kind of the node to match. */
-  readonly rule: { rule: { pattern: { context: string; selector: string } } };
+  /** The napi rule: the pattern as written, or in its context with the kind of the node to match. */
+  readonly rule: { rule: { pattern: string | { context: string; selector: string } } };
   readonly selector: string;
   /** Names bound by the pattern: single ($X) and multiple ($$$X). `$_` binds nothing. */
   readonly singles: readonly string[];
@@ -55,9 +57,14 @@ export function compilePattern(grammar: Grammar, pattern: string, body = "_"): C
     throw new ToolError(
       `\`pattern\` \`${trimmed}\` alone matches nothing: a multi metavariable stands for a list inside a larger pattern (\`f($$$ARGS)\`, \`[$$$ITEMS]\`). To match any single node, use \`$X\`.`,
     );
+  const written = asWritten(grammar, trimmed);
+  // A header may be completed with its body (the CLI reads `def $F($$$A):` as a function with a missing body and
+  // matches nothing): the ladder decides first for those.
+  if (written && !headerLike(grammar, trimmed)) return written;
   const { chosen, problems } = climb(grammar, trimmed);
   const completed = withBody(grammar, trimmed, chosen, body);
   if (completed) return completed;
+  if (written) return written;
   if (chosen) return chosen.compiled;
   throw new ToolError(
     `Unparseable pattern for ${grammar.id}: \`${trimmed}\` is not valid ${grammar.id} in any context tried, so it was not searched.\n` +
@@ -67,6 +74,75 @@ export function compilePattern(grammar: Grammar, pattern: string, body = "_"): C
         .map((h) => `\n${h.hint}`)
         .join(""),
   );
+}
+
+/**
+ * The pattern as ast-grep's CLI reads it, when it reads it: a lone metavariable (any node), or a parse with no ERROR
+ * node (a MISSING `;` it tolerates: `let v = $X`) whose node is not one a pattern rarely means (a label).
+ */
+function asWritten(grammar: Grammar, trimmed: string): CompiledPattern | undefined {
+  if (/^\$[A-Z_][A-Z0-9_]*$/.test(trimmed))
+    return {
+      ...build(trimmed, "as ast-grep reads it", trimmed, "any node"),
+      rule: { rule: { pattern: trimmed } },
+    };
+  // ast-grep takes the one node the pattern is, through the nodes that only wrap it (an ERROR around a bare name:
+  // Go's `len`, Rust's `Some`): the CLI matches by that node, so the pattern is as written when it holds no ERROR.
+  const root = parse(grammar.lang, expand(trimmed, grammar.expando)).root();
+  let inner = root;
+  for (let only = soleChild(inner); only; only = soleChild(inner)) inner = only;
+  // A token the parser made up to join two nodes (TypeScript's `optional string` as `optional?.string`) is two
+  // nodes to the CLI; a missing `;` it tolerates (`let v = $X`).
+  if (hasError(inner) || madeUp(inner)) return undefined;
+  // Two nodes side by side (`optional string`) are no pattern to the CLI ("Multiple AST nodes are detected").
+  const top = root.children().filter((c) => c.range().end.index > c.range().start.index);
+  if (inner === root && top.length > 1) return undefined;
+  const node = nodeSpanning(inner, 0, trimmed.length) ?? inner;
+  if (!node) return undefined;
+  const kind = String(node.kind());
+  if (grammar.implausible?.includes(kind)) return undefined;
+  const built = build(trimmed, "as ast-grep reads it", trimmed, kind);
+  // Only a leaf's text is compared by ast-grep (CSS's `14px` is a node whose number is no leaf, and matches `0px`;
+  // a comment pattern matches other comments): no other word may keep a file from being searched.
+  const leaves = holdsComment(inner) ? [] : leafTexts(inner);
+  const literals = built.literals.filter((word) => leaves.some((leaf) => leaf.includes(word.text)));
+  return { ...built, literals, rule: { rule: { pattern: trimmed } } };
+}
+
+/** The texts of a pattern's leaves (metavariables in the expando's spelling: no literal word is one). */
+function leafTexts(node: SgNode): string[] {
+  if (node.children().length === 0) return [node.text()];
+  return node.children().flatMap(leafTexts);
+}
+
+function holdsComment(node: SgNode): boolean {
+  return String(node.kind()).includes("comment") || node.children().some(holdsComment);
+}
+
+/** A node's one child when it spans the node whole (a wrapper), else undefined. */
+function soleChild(node: SgNode): SgNode | undefined {
+  const children = node.children();
+  const only = children[0];
+  if (children.length !== 1 || !only) return undefined;
+  const [a, b] = [node.range(), only.range()];
+  return a.start.index === b.start.index && a.end.index === b.end.index ? only : undefined;
+}
+
+function madeUp(node: SgNode): boolean {
+  const r = node.range();
+  if (node.children().length === 0)
+    return r.start.index === r.end.index && !node.isNamed() && node.kind() !== ";" && node.kind() !== "";
+  return node.children().some(madeUp);
+}
+
+function hasError(node: SgNode): boolean {
+  if (node.kind() === "ERROR") return true;
+  return node.children().some(hasError);
+}
+
+/** Whether a pattern may be a compound statement's header written without its body. */
+function headerLike(grammar: Grammar, trimmed: string): boolean {
+  return grammar.body !== undefined && HEADER_WORDS.has(/^[A-Za-z_]+/.exec(trimmed)?.[0] ?? "");
 }
 
 /** Where a metavariable cannot stand in a language's grammar, and what to write instead. */
@@ -315,5 +391,6 @@ function nodeSpanning(root: SgNode, start: number, end: number): SgNode | undefi
 
 /** A rung as the answers name it: "a bare fragment", "an expression", "an object member", … */
 export function article(rung: RungName): string {
+  if (rung === "as ast-grep reads it") return "written, as ast-grep's CLI parses it";
   return rung === "bare" ? "a bare fragment" : `${/^[aeiou]/.test(rung) ? "an" : "a"} ${rung}`;
 }

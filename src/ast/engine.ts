@@ -203,6 +203,7 @@ export class AstEngine {
           line: m.line,
           column: m.column,
           end_line: m.endLine,
+          end_column: m.endColumn,
           text: m.text,
           captures: m.captures,
         })),

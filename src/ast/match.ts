@@ -8,10 +8,11 @@ import { holdsWord, type LiteralWord } from "./words.js";
 
 export interface AstMatch {
   readonly path: string;
-  /** 1-based lines, 1-based column of the start. */
+  /** 1-based lines, 1-based columns of the start and of the end (just past the match's last character). */
   readonly line: number;
   readonly endLine: number;
   readonly column: number;
+  readonly endColumn: number;
   /** UTF-16 offsets into the file's text. */
   readonly start: number;
   readonly end: number;
@@ -49,6 +50,7 @@ export function toMatch(rel: string, text: string, node: SgNode, spec: MatchSpec
     line: range.start.line + 1,
     endLine: range.end.line + 1,
     column: range.start.column + 1,
+    endColumn: range.end.column + 1,
     start: range.start.index,
     end: range.end.index,
     text: node.text(),

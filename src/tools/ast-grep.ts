@@ -44,6 +44,7 @@ export const astGrepTool = defineTool({
         line: z.number().int(),
         column: z.number().int(),
         end_line: z.number().int(),
+        end_column: z.number().int(),
         text: z.string(),
         captures: z.record(z.string(), z.string()),
       }),
