@@ -4,6 +4,12 @@ def _runbound_setup():
     import importlib, sys
     import importlib.metadata as metadata
     ip = get_ipython()
+    # The kernel's environment first on the PATH of !cmd, %%bash and subprocess, so !pip, !python and !jupyter are
+    # the kernel's (the machine's came first: pyenv's pip installed for another Python, then failed to rehash).
+    import os
+    here = os.path.dirname(sys.executable)
+    rest = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p != here]
+    os.environ["PATH"] = os.pathsep.join([here, *rest])
     # A failed !cmd (and so a failed %pip) raises, instead of printing an error and counting as success.
     shell_system = ip.system
     def system(cmd):

@@ -257,6 +257,33 @@ describe("eval: long cells", () => {
     }
   });
 
+  it("!pip, !python and subprocess are the kernel's environment's; !pip install is importable in the next cell", async () => {
+    longRun = undefined; // the last test's run was disposed after it
+    const dir = path.join(await longWorkdir(), "pkg-shell");
+    await mkdir(path.join(dir, "rbdemo_shell"), { recursive: true });
+    await writeFile(
+      path.join(dir, "pyproject.toml"),
+      '[project]\nname = "rbdemo-shell"\nversion = "1.0"\n[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n',
+    );
+    await writeFile(path.join(dir, "rbdemo_shell/__init__.py"), "VALUE = 'shell'\n");
+    const same = await longCell(
+      [
+        "import os, shutil, subprocess, sys",
+        "pip = shutil.which('pip')",
+        "python = subprocess.run(['python', '-c', 'import sys; print(sys.prefix)'], capture_output=True, text=True).stdout.strip()",
+        "print(os.path.dirname(pip) == os.path.dirname(sys.executable), python == sys.prefix)",
+      ].join("\n"),
+    );
+    expect(textOf(same)).toBe("True True");
+    try {
+      const installed = await longCell(`!pip install -q --no-build-isolation ${dir}`);
+      expect(installed.structuredContent, textOf(installed)).toMatchObject({ status: "ok" });
+      expect(textOf(await longCell("import rbdemo_shell\nrbdemo_shell.VALUE"))).toBe("'shell'");
+    } finally {
+      await longCell("%pip uninstall -q -y rbdemo-shell");
+    }
+  });
+
   it("a long cell sends progress notifications, so a client does not give up on it", async () => {
     const workdir = await workdirWith();
     const run = track(await createRun({ workdir, conversationId: "long", approver: "always", lsp: false }));

@@ -61,6 +61,15 @@ describe("lsp actions over the sample workspace", () => {
     expect(textOf(result)).toMatch(
       /^\d+ symbols?, searched by gopls @ go:\ngo\/stock\.go:33 {2}Stock\.ValueCents \(method in example\.com\/inventory\)/,
     );
+    // Its range, start and end, like every other location.
+    const [row] = (
+      result.structuredContent as {
+        symbols: { line: number; column?: number; end?: { line: number; column: number } }[];
+      }
+    ).symbols;
+    expect(row?.column).toBeGreaterThan(0);
+    expect(row?.end).toBeDefined();
+    expect(row!.end!.line > row!.line || row!.end!.column > row!.column!).toBe(true);
   });
 
   it("symbols by query alone: the running servers search, and the answer names those that did not", async () => {

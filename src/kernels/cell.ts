@@ -6,6 +6,7 @@
 import type { Kernel, KernelMessage } from "@jupyterlab/services";
 import { TerminalText } from "../files/terminal-text.js";
 import { withoutTerminalEscapes } from "../files/visible.js";
+import { displayText } from "./displays.js";
 
 export interface CellImage {
   readonly mimeType: string;
@@ -187,13 +188,8 @@ function takeOutput(msg: KernelMessage.IIOPubMessage, result: CellResult, output
         output.block(`(${mime} of ${size.toLocaleString("en-US")} characters not shown: too large to carry)`);
     }
     if (typeof png === "string") keepImage(result, png.replace(/\n/g, ""));
-    const plain = data["text/plain"];
-    const markdown = data["text/markdown"];
-    const json = data["application/json"];
-    if (typeof markdown === "string") output.block(markdown);
-    else if (json !== undefined) output.block(JSON.stringify(json, null, 2));
-    else if (typeof plain === "string" && !(typeof png === "string" && /^<Figure /.test(plain)))
-      output.block(withoutTerminalEscapes(plain));
+    const text = displayText(data, typeof png === "string", typeof cut === "object" ? Object.keys(cut) : []);
+    if (text !== undefined) output.block(withoutTerminalEscapes(text));
   } else if (type === "error") {
     const content = (msg as KernelMessage.IErrorMsg).content;
     // The lengths of what the server cut (a value or a line of many megabytes), so the answer says them right.

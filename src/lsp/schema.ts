@@ -127,6 +127,13 @@ export const symbolRowSchema = z.object({
   kind: z.string(),
   path: z.string(),
   line: z.number().int(),
+  column: z.number().int().optional().describe("1-based, where the server gave the symbol's range."),
+  end: z
+    .object({ line: z.number().int(), column: z.number().int() })
+    .optional()
+    .describe(
+      "Where the symbol's range ends (1-based line and column, exclusive), where the server gave it.",
+    ),
   container: z.string().optional(),
 });
 export type SymbolRow = z.infer<typeof symbolRowSchema>;

@@ -1,5 +1,10 @@
 /** symbols: a file's outline, or a workspace search that names which servers searched and which did not, and why. */
-import type { DocumentSymbol, SymbolInformation, WorkspaceSymbol } from "vscode-languageserver-protocol";
+import type {
+  DocumentSymbol,
+  Range,
+  SymbolInformation,
+  WorkspaceSymbol,
+} from "vscode-languageserver-protocol";
 import { ToolError } from "../errors.js";
 import { confineExisting } from "../files/paths.js";
 import { plural } from "../files/text.js";
@@ -89,12 +94,11 @@ async function workspaceSymbols(
     for (const s of raw ?? []) {
       const loc = s.location;
       const file = uriPath(loc.uri);
-      const line = "range" in loc ? loc.range.start.line + 1 : 0;
       rows.push({
         name: s.name,
         kind: SYMBOL_KINDS[s.kind] ?? "symbol",
         path: reader.rel(file),
-        line,
+        ...("range" in loc ? spanOf(loc.range) : { line: 0 }),
         ...(s.containerName ? { container: s.containerName } : {}),
       });
     }
@@ -133,7 +137,7 @@ function flattenSymbols(raw: (DocumentSymbol | SymbolInformation)[], rel: string
         name,
         kind: SYMBOL_KINDS[s.kind] ?? "symbol",
         path: rel,
-        line: s.selectionRange.start.line + 1,
+        ...spanOf(s.selectionRange),
       });
       if (s.children?.length) for (const row of flattenSymbols(s.children, rel, name)) rows.push(row);
     } else {
@@ -142,11 +146,20 @@ function flattenSymbols(raw: (DocumentSymbol | SymbolInformation)[], rel: string
         name,
         kind: SYMBOL_KINDS[s.kind] ?? "symbol",
         path: rel,
-        line: s.location.range.start.line + 1,
+        ...spanOf(s.location.range),
       });
     }
   }
   return rows;
+}
+
+/** An LSP range as a row's 1-based line and column and its exclusive end, as every other location carries them. */
+function spanOf(range: Range): Pick<SymbolRow, "line" | "column" | "end"> {
+  return {
+    line: range.start.line + 1,
+    column: range.start.character + 1,
+    end: { line: range.end.line + 1, column: range.end.character + 1 },
+  };
 }
 
 /** Servers that could search but are not running: said, with how to search there too. */
