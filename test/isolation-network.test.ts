@@ -133,13 +133,9 @@ describe.skipIf(!bwrap.ok)("isolation: a run's network is its own", () => {
     await new Promise<void>((resolve) => abstractServer.listen(`\0${abstractName}`, resolve));
     a = outsideCheckout("runbound-net-a-");
     b = outsideCheckout("runbound-net-b-");
-    runA = await createRun({
-      workdir: a,
-      conversationId: "a",
-      approver: "always",
-      lsp: false,
-      vibe: { fast: WORKER },
-    });
+    const tenant = (workdir: string, conversationId: string) =>
+      createRun({ workdir, conversationId, approver: "always", lsp: false, vibe: { fast: WORKER } });
+    runA = await tenant(a, "a");
     const clientA = await runA.link({ surface: "full" });
     // A's JavaScript kernel too: its IOPub was heard by a neighbour.
     await call(clientA, "eval", { code: "1 + 1", language: "javascript", description: label });
@@ -148,13 +144,7 @@ describe.skipIf(!bwrap.ok)("isolation: a run's network is its own", () => {
     );
     served = Number(port);
     aPorts = ports!.split(" ").map(Number);
-    runB = await createRun({
-      workdir: b,
-      conversationId: "b",
-      approver: "always",
-      lsp: false,
-      vibe: { fast: WORKER },
-    });
+    runB = await tenant(b, "b");
   }, 120_000);
 
   afterAll(async () => {

@@ -88,6 +88,24 @@ describe("lsp actions over the sample workspace", () => {
     });
   });
 
+  // After the workspace search above, which counts pyright among the servers not running.
+  it("a definition from inside a module path or an __all__ entry: the servers navigate them", async () => {
+    const go = textOf(await lsp({ action: "definition", file: "go/main.go", line: 3, symbol: "fmt" }));
+    expect(go).toMatch(/fmt\/[a-z_]+\.go:\d+/);
+    expect(go).not.toMatch(/only inside a string/);
+    const ts = textOf(
+      await lsp({ action: "definition", file: "ts/src/main.ts", line: 1, symbol: "./stock.js" }),
+    );
+    expect(ts).toMatch(/ts\/src\/stock\.ts:1\b/);
+    const py = textOf(
+      await lsp({ action: "definition", file: "python/inventory/__init__.py", line: 3, symbol: "Stock" }),
+    );
+    // pyright (1.1.414) has no definition for an __all__ entry: its own answer, not runbound's refusal.
+    expect(py).toBe(
+      '("Stock" is inside a string the server navigates (a module path or an `__all__` entry))\nNo definition found (pyright answered with no locations).',
+    );
+  });
+
   it('diagnostics "*" runs each language\'s checker and reports per file first', async () => {
     await call(await run.link({ surface: "full" }), "edit", {
       path: "python/inventory/stock.py",

@@ -21,6 +21,31 @@ describe("locateSymbol: line + symbol, never a column", () => {
     });
   });
 
+  it("a module path or an __all__ entry is a position servers navigate; another string, a comment, are not", () => {
+    const go = 'package a\n\nimport "fmt"\n\nimport (\n\t"strings"\n\tio "io"\n)\n\nvar s = "fmt"\n';
+    expect(locateSymbol(go, 3, "fmt", "c")).toMatchObject({ line: 2, character: 8, identifier: "fmt" });
+    expect(locateSymbol(go, 6, "strings", "c")).toMatchObject({
+      line: 5,
+      character: 2,
+      identifier: "strings",
+    });
+    expect(locateSymbol(go, 7, "io", "c")).toMatchObject({ line: 6, character: 1 });
+    expect(() => locateSymbol(go, 10, "fmt", "c")).toThrow(/only inside a string or comment on line 10/);
+    const ts =
+      'import { Stock } from "./stock.js";\nconst m = await import("./lazy.js");\nconst r = require("x");\n// from "./stock.js"\n';
+    expect(locateSymbol(ts, 1, "./stock.js", "c").note).toBe(
+      '"./stock.js" is inside a string the server navigates (a module path or an `__all__` entry)',
+    );
+    expect(locateSymbol(ts, 2, "lazy", "c")).toMatchObject({ line: 1, identifier: "lazy" });
+    expect(locateSymbol(ts, 3, "x", "c")).toMatchObject({ line: 2 });
+    expect(() => locateSymbol(ts, 4, "stock", "c")).toThrow(/only inside a string or comment on line 4/);
+    const py = '__all__ = [\n    "Item",\n    "Stock",\n]\nNAME = "Item"\n__all__ += ["load"]  # "Item"\n';
+    expect(locateSymbol(py, 2, "Item", "python")).toMatchObject({ line: 1, character: 5 });
+    expect(locateSymbol(py, 6, "load", "python")).toMatchObject({ line: 5 });
+    expect(() => locateSymbol(py, 5, "Item", "python")).toThrow(/only inside a string or comment on line 5/);
+    expect(() => locateSymbol(py, 6, "Item", "python")).toThrow(/only inside a string or comment on line 6/);
+  });
+
   it("a text is analysed again when it differs, even at the same length; an equal one reuses the analysis", () => {
     const code = "f(/*x*/ load)\n";
     const comment = "f(/*x** load)\n"; // same length: the comment never closes

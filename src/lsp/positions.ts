@@ -8,6 +8,7 @@
 import { ToolError } from "../errors.js";
 import { clipAround, snippetOf } from "../files/snippet.js";
 import { quotedValue } from "../files/visible.js";
+import { navigableString } from "./navigable-strings.js";
 
 export type SyntaxFamily = "c" | "python";
 
@@ -144,9 +145,13 @@ export function locateSymbol(
   const hits = occurrencesOn(lines, starts, mask, line - 1, symbol);
   if (hits.length === 0) throw new ToolError(notOnLine(lines, starts, mask, line, symbol, "absent"));
   const best = Math.min(...hits.map((h) => h.rank));
-  // No server answers for a name in a docstring or comment as for the code's symbol: the lines where it is code.
-  if (best >= 2) throw new ToolError(notOnLine(lines, starts, mask, line, symbol, "not code"));
-  const group = hits.filter((h) => h.rank === best);
+  // No server answers for a name in a docstring or comment as for the code's symbol: the lines where it is code —
+  // but a module path or an `__all__` entry is a string servers navigate.
+  const navigable =
+    best >= 2 ? hits.filter((h) => navigableString(lines, line - 1, h.index, family)) : undefined;
+  if (navigable && navigable.length === 0)
+    throw new ToolError(notOnLine(lines, starts, mask, line, symbol, "not code"));
+  const group = navigable ?? hits.filter((h) => h.rank === best);
   const hit = group[0]!;
   const lineText = lines[line - 1] ?? "";
   // A symbol spanning several identifiers (cfg.load) targets the last one; a part of an identifier, the whole one.
@@ -156,8 +161,9 @@ export function locateSymbol(
   while (start > 0 && IDENT.test(lineText[start - 1] ?? "")) start--;
   let end = start;
   while (end < lineText.length && IDENT.test(lineText[end] ?? "")) end++;
-  const note =
-    best === 1
+  const note = navigable
+    ? `${quotedValue(symbol)} is inside a string the server navigates (a module path or an \`__all__\` entry)`
+    : best === 1
       ? `${quotedValue(symbol)} is part of the identifier ${quotedValue(lineText.slice(start, end))}`
       : undefined;
   return {
