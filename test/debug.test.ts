@@ -386,6 +386,42 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
     );
   });
 
+  it("a project .venv without debugpy: its interpreter runs the program, debugpy's adapter comes from runbound's environment", async () => {
+    const workdir = await workdirWith({
+      "app/pyproject.toml": "",
+      "app/pkg/__init__.py":
+        "def total(items):\n    acc = 0\n    for n in items:\n        acc += n\n    return acc\n",
+      "app/main.py":
+        "import sys\nfrom pkg import total\nresult = total([1, 2, 3])\nprint(sys.prefix, result)\n",
+    });
+    const made = spawnSync("python3", ["-m", "venv", "--without-pip", path.join(workdir, "app/.venv")], {
+      encoding: "utf8",
+    });
+    expect(made.status, made.stderr).toBe(0);
+    const run = track(
+      await createRun({ workdir, conversationId: "bare-venv", approver: "always", lsp: false }),
+    );
+    const client = await run.link({ surface: "full" });
+    expect(textOf(await call(client, "debug", { operation: "adapters" }))).toMatch(
+      /^debugpy: usable — the project's \.venv interpreter .*app\/\.venv\/bin\/python \(debugpy from runbound's environment\); roots: app$/m,
+    );
+    await call(client, "debug", { operation: "breakpoints", file: "app/pkg/__init__.py", lines: [4] });
+    const stopped = await call(client, "debug", { operation: "launch", program: "app/main.py" });
+    expect(stopped.structuredContent, textOf(stopped)).toMatchObject({
+      state: "stopped",
+      location: { path: "app/pkg/__init__.py", line: 4 },
+    });
+    expect(
+      textOf(await call(client, "debug", { operation: "evaluate", expression: "__import__('sys').prefix" })),
+    ).toContain(path.join(workdir, "app/.venv"));
+    expect(textOf(await call(client, "debug", { operation: "evaluate", expression: "n" }))).toBe(
+      "n = 1 (int)",
+    );
+    await call(client, "debug", { operation: "breakpoints", file: "app/pkg/__init__.py", lines: [] });
+    const out = await call(client, "debug", { operation: "step_out" });
+    expect(out.structuredContent, textOf(out)).toMatchObject({ location: { path: "app/main.py", line: 3 } });
+  });
+
   it("attach: joins a program already running under debugpy and stops at a breakpoint set before", async () => {
     const workdir = await workdirWith({
       "svc/pyproject.toml": "",

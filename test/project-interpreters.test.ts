@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { environmentHas } from "../src/files/python-env.js";
 import { createRun } from "../src/index.js";
 import { probeBubblewrap } from "../src/proc/bubblewrap.js";
-import { call, textOf, track, workdirWith } from "./helpers.js";
+import { call, HOME, textOf, track, workdirWith } from "./helpers.js";
 
 const mark = path.join(tmpdir(), `runbound-interpreter-ran-${randomUUID().slice(0, 8)}`);
 const bwrap = probeBubblewrap();
@@ -30,11 +30,12 @@ async function environment(files: Record<string, string>): Promise<string> {
 }
 
 describe.skipIf(!bwrap.ok)("a repository's .venv/bin/python in a confined run", () => {
-  it("is never run by eval or debug: no mark on the host, and each says the environment lacks what it needs", async () => {
+  it("is never run on the host by eval or debug: no mark there; eval says the environment lacks ipykernel, debug runs the program under it, confined", async () => {
     const workdir = await workdirWith({
       "pyproject.toml": "",
       "app.py": "x = 1\n",
-      ".venv/bin/python": `#!/bin/sh\necho "ran: $*" >> ${mark}\nexit 1\n`,
+      // It leaves a mark where it runs, then runs as a Python would (debug's launch runs it, in the sandbox).
+      ".venv/bin/python": `#!/bin/sh\necho "ran: $*" >> ${mark}\nexec ${HOME.python} "$@"\n`,
     });
     chmodSync(path.join(workdir, ".venv/bin/python"), 0o755);
     const run = track(await createRun({ workdir, conversationId: "venv", approver: "always", lsp: false }));
@@ -47,11 +48,13 @@ describe.skipIf(!bwrap.ok)("a repository's .venv/bin/python in a confined run", 
       /^\(this kernel runs in runbound's Python environment, not in the project's \.venv: it has no ipykernel/,
     );
     expect(cell.split("\n").at(-1)).toBe("2");
-    const launch = textOf(await call(client, "debug", { operation: "launch", program: "app.py" }));
-    expect(launch).toMatch(
-      /the project's \.venv interpreter .*\.venv\/bin\/python has no debugpy; install it there/,
+    // debugpy's adapter comes from runbound's environment; the program runs under the project's interpreter in the
+    // sandbox, as a launch runs the project's code — never on the host to ask what it has.
+    expect(textOf(await call(client, "debug", { operation: "adapters" }))).toMatch(
+      /^debugpy: usable — the project's \.venv interpreter .*\.venv\/bin\/python \(debugpy from runbound's environment\)/m,
     );
-    expect(textOf(await call(client, "debug", { operation: "adapters" }))).toMatch(/has no debugpy/);
+    const launch = textOf(await call(client, "debug", { operation: "launch", program: "app.py" }));
+    expect(launch).toMatch(/^Launched app\.py under debugpy/);
     expect(existsSync(mark), "the project's interpreter ran on the host").toBe(false);
   });
 });

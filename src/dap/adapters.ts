@@ -33,6 +33,11 @@ export interface ResolvedAdapter {
   readonly onHost?: boolean;
   /** A build cache of the workdir's own for when it runs confined (proc/build-cache.ts says why). */
   readonly buildCache?: "go";
+  /**
+   * The interpreter the program runs under when it is not the adapter's (debugpy's adapter from runbound's
+   * environment, the program under the project's interpreter, as VS Code launches it: nothing installed there).
+   */
+  readonly interpreter?: string;
 }
 
 export interface AdapterSpec {
@@ -53,7 +58,12 @@ export interface AdapterSpec {
     home: string,
     options?: { readonly project?: boolean },
   ): ResolvedAdapter | { missing: string };
-  launchArguments(program: string, args: readonly string[], cwd: string): Record<string, unknown>;
+  launchArguments(
+    program: string,
+    args: readonly string[],
+    cwd: string,
+    adapter?: ResolvedAdapter,
+  ): Record<string, unknown>;
 }
 
 /**
@@ -84,11 +94,19 @@ export const ADAPTERS: readonly AdapterSpec[] = [
       if (!python)
         return { missing: "no Python interpreter found (VIRTUAL_ENV, .venv, venv, runbound's home, PATH)" };
       if (!hasDebugpy(python)) {
-        const own = python.project || python.from === "VIRTUAL_ENV";
+        // The program's interpreter needs nothing: debugpy's launcher, run under it, brings debugpy along.
+        const adapter = homeLayout(home).python;
+        if (python.path !== adapter && existsSync(adapter) && interpreterImportsDebugpy(adapter))
+          return {
+            id: "debugpy",
+            command: adapter,
+            args: ["-m", "debugpy.adapter"],
+            transport: "stdio",
+            interpreter: python.path,
+            detail: `${python.from} interpreter ${python.path} (debugpy from runbound's environment)`,
+          };
         return {
-          missing: own
-            ? `${python.from} interpreter ${python.path} has no debugpy; install it there: ${python.path} -m pip install debugpy`
-            : `${python.from} interpreter ${python.path} has no debugpy, and runbound's home has no Python environment`,
+          missing: `${python.from} interpreter ${python.path} has no debugpy, and runbound's home has no Python environment with it: ${setupCommand("python")}, or ${python.path} -m pip install debugpy`,
         };
       }
       return {
@@ -99,12 +117,13 @@ export const ADAPTERS: readonly AdapterSpec[] = [
         detail: `${python.from} interpreter ${python.path}`,
       };
     },
-    launchArguments: (program, args, cwd) => ({
+    launchArguments: (program, args, cwd, adapter) => ({
       type: "python",
       request: "launch",
       program,
       args,
       cwd,
+      ...(adapter?.interpreter ? { python: [adapter.interpreter] } : {}),
       console: "internalConsole",
       justMyCode: true,
       showReturnValue: false,

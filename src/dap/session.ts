@@ -101,7 +101,12 @@ export class DebugSession {
 
   /** Starts the adapter and the program, with `breakpoints` set before it runs; resolves at the first stop or exit. */
   launch(args: readonly string[], cwd: string, breakpoints: BreakpointBook) {
-    return this.#start("launch", this.spec.launchArguments(this.program, args, cwd), cwd, breakpoints);
+    return this.#start(
+      "launch",
+      this.spec.launchArguments(this.program, args, cwd, this.adapter),
+      cwd,
+      breakpoints,
+    );
   }
 
   /** Joins a program already running under a debug server (adapters.ts's attachRequest says how, per kind). */
