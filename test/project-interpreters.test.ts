@@ -81,6 +81,28 @@ describe("what an environment has, read from its folders", () => {
     expect(environmentHas(path.join(withBase, "bin", "python"), "debugpy")).toBe(true);
   });
 
+  it("an editable install: a .pth's folder and a setuptools finder's MAPPING count; its code is never run", async () => {
+    const site = "lib/python3.11/site-packages";
+    const env = await environment({
+      // uv's, hatch's and pip's compat editable: a path line.
+      [`${site}/_app.pth`]: "../../../src\n# a comment\n",
+      "src/app/__init__.py": "",
+      // setuptools' strict editable: an import line, whose finder holds the mapping.
+      [`${site}/__editable__.lib-1.0.pth`]: `import __editable___lib_1_0_finder; __editable___lib_1_0_finder.install()\n`,
+      [`${site}/__editable___lib_1_0_finder.py`]: `import sys\nMAPPING: dict[str, str] = {'lib': '/elsewhere/lib'}\nNAMESPACES = {}\n`,
+      // An import line runs code when Python starts: never here.
+      [`${site}/evil.pth`]: `import os; os.system("touch ${mark}")\n`,
+    });
+    const python = path.join(env, "bin", "python");
+    expect(environmentHas(python, "app")).toBe(true);
+    expect(environmentHas(python, "lib")).toBe(true);
+    expect(environmentHas(python, "debugpy")).toBe(false);
+    expect(existsSync(mark)).toBe(false);
+    const piped = await environment({ [`${site}/x.py`]: "" });
+    execFileSync("mkfifo", [path.join(piped, site, "pipe.pth")]);
+    expect(environmentHas(path.join(piped, "bin", "python"), "x")).toBe(true);
+  });
+
   it("a pyvenv.cfg that is a pipe or a gigabyte is not read (the project's file could be either)", async () => {
     const piped = await environment({});
     execFileSync("mkfifo", [path.join(piped, "pyvenv.cfg")]);
