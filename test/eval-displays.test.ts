@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun, type Run } from "../src/index.js";
-import { displayText } from "../src/kernels/displays.js";
+import { displayText, HTML_BUDGET } from "../src/kernels/displays.js";
 import { call, suiteWorkdir, textOf } from "./helpers.js";
 
 const label = "show a rich display and read it as text";
@@ -81,8 +81,13 @@ describe("eval: rich displays as text", () => {
     expect(displayText({ "text/html": "<div><style>p{}</style><script>x()</script></div>" }, false)).toBe(
       "(an HTML display with no text)",
     );
-    expect(displayText({ "text/html": `<p>${"a".repeat(300_000)}</p>` }, false)).toMatch(
-      /\n\(the HTML was cut at 200,000 characters\)$/,
+    // A cell's displays together convert at most HTML_BUDGET characters on the host's thread.
+    const budget = { chars: HTML_BUDGET };
+    expect(displayText({ "text/html": `<p>${"a".repeat(100_000)}</p>` }, false, [], budget)).toMatch(
+      /\n\(the HTML was cut at 64,000 of 100,007 characters\)$/,
+    );
+    expect(displayText({ "text/html": "<p>more</p>" }, false, [], budget)).toBe(
+      "(an HTML display of 11 characters, not converted: this cell's displays already used the 64,000 characters of HTML an answer converts)",
     );
   });
 });

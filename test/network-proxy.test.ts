@@ -7,7 +7,12 @@ import net, { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { hostAllowed, isInternalAddress, startAllowListProxy } from "../src/proc/network-proxy.js";
+import {
+  hostAllowed,
+  isInternalAddress,
+  MAX_CONNECTIONS,
+  startAllowListProxy,
+} from "../src/proc/network-proxy.js";
 
 describe("the allow-list proxy", () => {
   it("matches a host on any port, host:port on that port only, *.domain on its subdomains only", () => {
@@ -142,6 +147,26 @@ describe("the allow-list proxy", () => {
       open.close();
       listed.close();
       echo.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("at most MAX_CONNECTIONS at once: the next connection is closed, the ones open stay", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "runbound-proxy-"));
+    const proxy = startAllowListProxy(path.join(dir, "cap.sock"), ["*"]);
+    const open: net.Socket[] = [];
+    try {
+      for (let i = 0; i < MAX_CONNECTIONS; i++) {
+        const socket = net.connect(path.join(dir, "cap.sock"));
+        await new Promise((resolve) => socket.once("connect", resolve));
+        open.push(socket);
+      }
+      const over = net.connect(path.join(dir, "cap.sock"));
+      await new Promise((resolve) => over.once("close", resolve));
+      expect(open.every((s) => !s.destroyed)).toBe(true);
+    } finally {
+      for (const s of open) s.destroy();
+      proxy.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

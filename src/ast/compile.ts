@@ -91,9 +91,9 @@ function asWritten(grammar: Grammar, trimmed: string): CompiledPattern | undefin
   const root = parse(grammar.lang, expand(trimmed, grammar.expando)).root();
   let inner = root;
   for (let only = soleChild(inner); only; only = soleChild(inner)) inner = only;
-  // A token the parser made up to join two nodes (TypeScript's `optional string` as `optional?.string`) is two
-  // nodes to the CLI; a missing `;` it tolerates (`let v = $X`).
-  if (hasError(inner) || madeUp(inner)) return undefined;
+  // An ERROR, or a token the parser made up to join two nodes (TypeScript's `optional string` as
+  // `optional?.string`), is no pattern to the CLI; a missing `;` or named node it tolerates (`let v = $X`).
+  if (firstBroken(inner, (n) => n.kind() !== "ERROR" && (n.isNamed() || n.kind() === ";"))) return undefined;
   // Two nodes side by side (`optional string`) are no pattern to the CLI ("Multiple AST nodes are detected").
   const top = root.children().filter((c) => c.range().end.index > c.range().start.index);
   if (inner === root && top.length > 1) return undefined;
@@ -126,18 +126,6 @@ function soleChild(node: SgNode): SgNode | undefined {
   if (children.length !== 1 || !only) return undefined;
   const [a, b] = [node.range(), only.range()];
   return a.start.index === b.start.index && a.end.index === b.end.index ? only : undefined;
-}
-
-function madeUp(node: SgNode): boolean {
-  const r = node.range();
-  if (node.children().length === 0)
-    return r.start.index === r.end.index && !node.isNamed() && node.kind() !== ";" && node.kind() !== "";
-  return node.children().some(madeUp);
-}
-
-function hasError(node: SgNode): boolean {
-  if (node.kind() === "ERROR") return true;
-  return node.children().some(hasError);
 }
 
 /** Whether a pattern may be a compound statement's header written without its body. */

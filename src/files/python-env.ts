@@ -14,18 +14,23 @@ import { isBytes, readRegularSync } from "./regular.js";
 export function environmentHas(python: string, module: string): boolean {
   const env = path.dirname(path.dirname(python));
   const sites = sitePackages(env);
-  const dirs = [...sites, ...sites.flatMap(pthFolders)];
+  const linked = sites.map(pthLinks);
+  const dirs = [...sites, ...linked.flatMap((l) => l.folders)];
   return (
     dirs.some(
       (dir) =>
         existsSync(path.join(dir, module, "__init__.py")) || existsSync(path.join(dir, `${module}.py`)),
-    ) || sites.some((site) => editableFinders(site).has(module))
+    ) || linked.some((l) => l.finderNames.has(module))
   );
 }
 
-/** The most `.pth` files read in one site-packages folder, and the most bytes of each: the project's own files. */
+/**
+ * How much of a site-packages folder's `.pth` files is read (the project's own files, read on the host's thread):
+ * files, bytes of each, and path lines of all together.
+ */
 const PTH_FILES = 200;
 const PTH_BYTES = 64 * 1024;
+const PTH_PATHS = 1000;
 
 /** A small regular file's text, or undefined (too large, a pipe, a device, missing). */
 function smallText(file: string, limit: number): string | undefined {
@@ -38,49 +43,41 @@ function smallText(file: string, limit: number): string | undefined {
   }
 }
 
-function pthFiles(site: string): string[] {
-  try {
-    return readdirSync(site)
-      .filter((n) => n.endsWith(".pth"))
-      .slice(0, PTH_FILES)
-      .map((n) => path.join(site, n));
-  } catch {
-    return [];
-  }
-}
-
 /**
- * The folders a site-packages folder's `.pth` files add to the path, as Python's site module reads them: a line
- * that is a path (relative to the folder) is added when it exists; an `import` line is code, and never run.
+ * What a site-packages folder's `.pth` files add, read once each as Python's site module reads them: a path line
+ * (relative to the folder) is a folder on the path when it exists; an `import` line is code and never run, but
+ * setuptools' editable finder it names (`import __editable___pkg_1_0_finder; …`) has its `MAPPING` literal read.
  */
-function pthFolders(site: string): string[] {
-  const found: string[] = [];
-  for (const file of pthFiles(site)) {
-    for (const raw of (smallText(file, PTH_BYTES) ?? "").split("\n")) {
+function pthLinks(site: string): { folders: string[]; finderNames: Set<string> } {
+  const folders: string[] = [];
+  const finderNames = new Set<string>();
+  let names: string[];
+  try {
+    names = readdirSync(site).filter((n) => n.endsWith(".pth"));
+  } catch {
+    return { folders, finderNames };
+  }
+  let paths = 0;
+  for (const name of names.slice(0, PTH_FILES)) {
+    for (const raw of (smallText(path.join(site, name), PTH_BYTES) ?? "").split("\n")) {
       const line = raw.trim();
-      if (!line || line.startsWith("#") || /^import[\s\t]/.test(line)) continue;
-      const dir = path.resolve(site, line);
+      if (!line || line.startsWith("#")) continue;
+      const finder = /^import (__editable___\w+_finder)\b/.exec(line)?.[1];
+      if (finder) for (const n of finderMapping(path.join(site, `${finder}.py`))) finderNames.add(n);
+      if (/^import\s/.test(line) || ++paths > PTH_PATHS) continue;
       try {
-        if (statSync(dir).isDirectory()) found.push(dir);
+        const dir = path.resolve(site, line);
+        if (statSync(dir).isDirectory()) folders.push(dir);
       } catch {}
     }
   }
-  return found;
+  return { folders, finderNames };
 }
 
-/**
- * The top-level names of setuptools' editable finders (`import __editable___pkg_1_0_finder; …` in a `.pth`): the
- * finder module's `MAPPING` literal is read, never imported.
- */
-function editableFinders(site: string): Set<string> {
-  const names = new Set<string>();
-  for (const file of pthFiles(site)) {
-    const finder = /^import (__editable___[\w]+_finder)\b/m.exec(smallText(file, PTH_BYTES) ?? "")?.[1];
-    const source = finder ? smallText(path.join(site, `${finder}.py`), PTH_BYTES * 4) : undefined;
-    const mapping = source && /^MAPPING[^=]*=\s*\{([^}]*)\}/m.exec(source)?.[1];
-    for (const entry of (mapping ?? "").matchAll(/['"]([\w.]+)['"]\s*:/g)) names.add(entry[1]!);
-  }
-  return names;
+/** The top-level names of a setuptools editable finder's `MAPPING = {'pkg': '/src/pkg'}`, read, never imported. */
+function finderMapping(file: string): string[] {
+  const mapping = /^MAPPING[^=]*=\s*\{([^}]*)\}/m.exec(smallText(file, PTH_BYTES * 4) ?? "")?.[1];
+  return [...(mapping ?? "").matchAll(/['"]([\w.]+)['"]\s*:/g)].map((m) => m[1]!);
 }
 
 /** The environment's own site-packages, and its base interpreter's when pyvenv.cfg includes them. */
@@ -116,16 +113,7 @@ const CONFIG_BYTES = 64 * 1024;
 /** pyvenv.cfg's `key = value` lines. */
 function pyvenvConfig(env: string): Map<string, string> {
   const config = new Map<string, string>();
-  const file = path.join(env, "pyvenv.cfg");
-  let read: Buffer | { kind: string };
-  try {
-    if (statSync(file).size > CONFIG_BYTES) return config;
-    read = readRegularSync(file);
-  } catch {
-    return config;
-  }
-  if (!isBytes(read)) return config;
-  for (const line of read.toString("utf8").split("\n")) {
+  for (const line of (smallText(path.join(env, "pyvenv.cfg"), CONFIG_BYTES) ?? "").split("\n")) {
     const at = line.indexOf("=");
     if (at > 0) config.set(line.slice(0, at).trim().toLowerCase(), line.slice(at + 1).trim());
   }

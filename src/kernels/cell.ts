@@ -6,7 +6,7 @@
 import type { Kernel, KernelMessage } from "@jupyterlab/services";
 import { TerminalText } from "../files/terminal-text.js";
 import { withoutTerminalEscapes } from "../files/visible.js";
-import { displayText } from "./displays.js";
+import { displayText, HTML_BUDGET, type HtmlBudget } from "./displays.js";
 
 export interface CellImage {
   readonly mimeType: string;
@@ -102,10 +102,11 @@ export async function runCell(
   const limit = setTimeout(() => interrupt("limit"), options.maxMs);
   const onAbort = () => interrupt();
   options.signal.addEventListener("abort", onAbort, { once: true });
+  const html: HtmlBudget = { chars: HTML_BUDGET };
   future.onIOPub = (msg) => {
     arm();
     options.onActivity?.();
-    takeOutput(msg, result, output);
+    takeOutput(msg, result, output, html);
   };
   future.onStdin = (msg) =>
     answerInput(future, msg, options.bridge, (busy) => {
@@ -165,7 +166,12 @@ function answerInput(
 }
 
 /** What one IOPub message adds to the result: stream text, a displayed value or image, an error. */
-function takeOutput(msg: KernelMessage.IIOPubMessage, result: CellResult, output: TerminalText): void {
+function takeOutput(
+  msg: KernelMessage.IIOPubMessage,
+  result: CellResult,
+  output: TerminalText,
+  html: HtmlBudget,
+): void {
   const type = msg.header.msg_type;
   // What runbound's Jupyter server cut from a message too large to carry (python/jupyter-server-config.py).
   const cut = (msg.content as { runbound_dropped?: number | Record<string, number> }).runbound_dropped;
@@ -188,7 +194,12 @@ function takeOutput(msg: KernelMessage.IIOPubMessage, result: CellResult, output
         output.block(`(${mime} of ${size.toLocaleString("en-US")} characters not shown: too large to carry)`);
     }
     if (typeof png === "string") keepImage(result, png.replace(/\n/g, ""));
-    const text = displayText(data, typeof png === "string", typeof cut === "object" ? Object.keys(cut) : []);
+    const text = displayText(
+      data,
+      typeof png === "string",
+      typeof cut === "object" ? Object.keys(cut) : [],
+      html,
+    );
     if (text !== undefined) output.block(withoutTerminalEscapes(text));
   } else if (type === "error") {
     const content = (msg as KernelMessage.IErrorMsg).content;

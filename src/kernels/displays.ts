@@ -6,8 +6,16 @@
  */
 import { convert } from "html-to-text";
 
-/** The longest HTML turned to text: what an answer carries is far less, and the conversion runs on the host. */
-const HTML_LIMIT = 200_000;
+/**
+ * The HTML a cell may have turned to text, all its displays together: the conversion runs on the host's thread
+ * (~0.8 ms a KB of table), and an answer keeps 32 KB of text. Past it a display says so instead.
+ */
+export const HTML_BUDGET = 64_000;
+
+/** What is left of a cell's HTML budget (one per cell). */
+export interface HtmlBudget {
+  chars: number;
+}
 
 /** `<IPython.core.display.HTML object>`, `<__main__.Point object at 0x7f…>`, `<…Styler at 0x7f…>`: a name, not a value. */
 const ONLY_A_NAME = /^<[\w.]+( object)?( at 0x[0-9a-f]+)?>$/;
@@ -20,6 +28,7 @@ export function displayText(
   data: Readonly<Record<string, unknown>>,
   image: boolean,
   cut: readonly string[] = [],
+  budget: HtmlBudget = { chars: HTML_BUDGET },
 ): string | undefined {
   const plain = typeof data["text/plain"] === "string" ? (data["text/plain"] as string) : undefined;
   const markdown = data["text/markdown"];
@@ -28,7 +37,7 @@ export function displayText(
   const named = plain !== undefined && ONLY_A_NAME.test(plain.trim());
   if (plain !== undefined && !named) return image && /^<Figure /.test(plain) ? undefined : plain;
   const html = data["text/html"];
-  if (typeof html === "string") return htmlText(html);
+  if (typeof html === "string") return htmlText(html, budget);
   const latex = data["text/latex"];
   if (typeof latex === "string") return `(LaTeX) ${latex}`;
   const svg = data["image/svg+xml"];
@@ -43,9 +52,13 @@ export function displayText(
   return undefined;
 }
 
-function htmlText(html: string): string {
-  const cut = html.length > HTML_LIMIT;
-  const text = convert(cut ? html.slice(0, HTML_LIMIT) : html, {
+function htmlText(html: string, budget: HtmlBudget): string {
+  if (budget.chars <= 0)
+    return `(an HTML display of ${html.length.toLocaleString("en-US")} characters, not converted: this cell's displays already used the ${HTML_BUDGET.toLocaleString("en-US")} characters of HTML an answer converts)`;
+  const cut = html.length > budget.chars;
+  const taken = cut ? html.slice(0, budget.chars) : html;
+  budget.chars -= taken.length;
+  const text = convert(taken, {
     wordwrap: false,
     selectors: [
       {
@@ -60,5 +73,7 @@ function htmlText(html: string): string {
     ],
   }).trim();
   const body = text || "(an HTML display with no text)";
-  return cut ? `${body}\n(the HTML was cut at ${HTML_LIMIT.toLocaleString("en-US")} characters)` : body;
+  return cut
+    ? `${body}\n(the HTML was cut at ${taken.length.toLocaleString("en-US")} of ${html.length.toLocaleString("en-US")} characters)`
+    : body;
 }

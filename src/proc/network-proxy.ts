@@ -100,6 +100,9 @@ function refusal(host: string, port: number): string {
   return `runbound: ${host}:${port} is not on this run's allow-list (createRun sandbox.network); the harness adds hosts there\n`;
 }
 
+/** Connections through a run's proxy at once (each a descriptor, two for a tunnel). */
+export const MAX_CONNECTIONS = 256;
+
 /** Listens on `socket` at once (a connection can only come after a confined process started behind it). */
 export function startAllowListProxy(socket: string, allow: readonly string[]): Server {
   const server = createServer((req, res) => forwardPlain(allow, req, res));
@@ -128,6 +131,9 @@ export function startAllowListProxy(socket: string, allow: readonly string[]): S
     client.on("error", () => upstream.destroy());
   });
   server.on("error", () => undefined);
+  // Every sandbox of the run reaches the network through here, in the host's process: a cell opening connections
+  // without end would take the host's descriptors; past this many at once a new one is closed.
+  server.maxConnections = MAX_CONNECTIONS;
   server.listen(socket);
   return server;
 }
