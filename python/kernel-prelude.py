@@ -1,26 +1,20 @@
-# The prelude of every Python kernel runbound starts: a failed !cmd raises, %pip evicts what it changed, and
+# The prelude of every Python kernel runbound starts: a failed !cmd raises, a pip command evicts what it changed, and
 # tool() calls this run's tools over the kernel's stdin channel. runbound puts its bridge prefix where it says so.
 def _runbound_setup():
-    import importlib, sys
+    import importlib, os, shlex, sys
     import importlib.metadata as metadata
     ip = get_ipython()
     # The kernel's environment first on the PATH of !cmd, %%bash and subprocess, so !pip, !python and !jupyter are
     # the kernel's (the machine's came first: pyenv's pip installed for another Python, then failed to rehash).
-    import os
     here = os.path.dirname(sys.executable)
     rest = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p != here]
     os.environ["PATH"] = os.pathsep.join([here, *rest])
-    # A failed !cmd (and so a failed %pip) raises, instead of printing an error and counting as success.
-    shell_system = ip.system
-    def system(cmd):
-        shell_system(cmd)
-        code = ip.user_ns.get("_exit_code", 0)
-        if code:
-            raise RuntimeError(f"shell command failed with exit code {code}: {cmd}")
-    ip.system = system
-    pip = ip.find_line_magic("pip")
     def versions():
-        return {(d.metadata["Name"] or "").lower(): d.version for d in metadata.distributions()}
+        # The first of a name on the path is the one an import loads (a run's own install shadows the environment's).
+        found = {}
+        for d in metadata.distributions():
+            found.setdefault((d.metadata["Name"] or "").lower(), d.version)
+        return found
     def modules_of(name):
         try:
             dist = metadata.distribution(name)
@@ -34,10 +28,19 @@ def _runbound_setup():
             if top and not top.endswith((".dist-info", ".egg-info", ".pth")) and top != "..":
                 found.add(top)
         return found or {name.replace("-", "_")}
-    def pip_magic(line):
-        """%pip, and afterwards the modules of every distribution it changed are evicted from sys.modules."""
-        before = versions()
-        pip(line)
+    def is_pip(cmd):
+        # %pip runs `python -m pip ...` through this shell too; !pip, !python -m pip and !uv pip are the same act.
+        try:
+            words = shlex.split(cmd)
+        except ValueError:
+            return False
+        first = os.path.basename(words[0]) if words else ""
+        if first.startswith("pip"):
+            return first.rstrip("0123456789.") == "pip"
+        if first.startswith("python"):
+            return first.rstrip("0123456789.") == "python" and words[1:3] == ["-m", "pip"]
+        return first == "uv" and words[1:2] == ["pip"]
+    def evict(before):
         after = versions()
         changed = sorted({n for n in after if before.get(n) != after[n]} | {n for n in before if n not in after})
         evicted = []
@@ -49,7 +52,20 @@ def _runbound_setup():
         importlib.invalidate_caches()
         if changed:
             print(f"(evicted {len(evicted)} loaded modules of {', '.join(changed)}: the next import loads what was installed)")
-    ip.register_magic_function(pip_magic, "line", "pip")
+    # A failed !cmd (and so a failed %pip) raises, instead of printing an error and counting as success; after a pip
+    # command the modules of every distribution it changed leave sys.modules.
+    shell_system = ip.system
+    def system(cmd):
+        before = versions() if is_pip(cmd) else None
+        try:
+            shell_system(cmd)
+        finally:
+            if before is not None:
+                evict(before)
+        code = ip.user_ns.get("_exit_code", 0)
+        if code:
+            raise RuntimeError(f"shell command failed with exit code {code}: {cmd}")
+    ip.system = system
 _runbound_setup()
 del _runbound_setup
 

@@ -3,6 +3,7 @@ import { execFileSync, spawn, spawnSync } from "node:child_process";
 import {
   existsSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   readlinkSync,
   realpathSync,
@@ -23,6 +24,10 @@ import { descendantsOf, isAlive } from "../src/proc/tree.js";
 import { call, HOME, suiteWorkdir, textOf, track, treeOf, workdirWith } from "./helpers.js";
 
 const label = "a cell for the eval tests";
+
+/** The environment a kernel runs in: a confined kernel's sys.prefix is the run's layer over it, its site-packages after. */
+const KERNEL_ENVIRONMENT =
+  "import sys\nprint(next(p for p in sys.path if p.endswith('site-packages') and not p.startswith(sys.prefix + '/')).rsplit('/lib/', 1)[0])";
 
 describe("eval on real kernels", () => {
   let run: Run;
@@ -284,6 +289,43 @@ describe("eval: long cells", () => {
     }
   });
 
+  it("pip in a confined kernel: what the environment has is already satisfied; a new version goes to the run's layer, shadows the environment's and leaves it as it was", async () => {
+    longRun = undefined;
+    const workdir = await longWorkdir();
+    expect(longRun!.processes.confinedPlace.kind, "this test is about a confined kernel").toBe("confined");
+    const site = readdirSync(path.join(HOME.venv, "lib"))
+      .filter((n) => n.startsWith("python3"))
+      .map((n) => path.join(HOME.venv, "lib", n, "site-packages"))[0]!;
+    const sixBefore = readdirSync(site).filter((n) => /^six-.*\.dist-info$/.test(n));
+    expect(sixBefore).toHaveLength(1);
+    const dir = path.join(workdir, "six-local");
+    await mkdir(dir);
+    await writeFile(
+      path.join(dir, "pyproject.toml"),
+      '[project]\nname = "six"\nversion = "99.0"\n[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n[tool.setuptools]\npy-modules = ["six"]\n',
+    );
+    await writeFile(path.join(dir, "six.py"), "__version__ = 'the run'\n");
+    for (const code of ["!pip install numpy", "%pip install numpy"]) {
+      const satisfied = await longCell(code);
+      expect(satisfied.structuredContent, textOf(satisfied)).toMatchObject({ status: "ok" });
+      expect(textOf(satisfied), code).toContain(`Requirement already satisfied: numpy in ${site}`);
+      expect(textOf(satisfied), code).not.toMatch(/Downloading|Installing collected/);
+    }
+    expect(textOf(await longCell("import numpy\nnumpy.__file__"))).toBe(`'${site}/numpy/__init__.py'`);
+    expect(textOf(await longCell("import six\nsix.__version__"))).not.toBe("'the run'");
+    const shadowing = await longCell(`%pip install --no-build-isolation ${dir}`);
+    expect(shadowing.structuredContent, textOf(shadowing)).toMatchObject({ status: "ok" });
+    expect(textOf(shadowing)).toMatch(/Not uninstalling six at .*, outside environment/);
+    expect(textOf(shadowing)).toContain("(evicted 1 loaded modules of six");
+    expect(textOf(await longCell("import six\nsix.__version__"))).toBe("'the run'");
+    // !python is the same layered interpreter; the environment's own copy is untouched.
+    expect(textOf(await longCell("!python -c 'import six; print(six.__version__)'"))).toBe("the run");
+    expect(readdirSync(site).filter((n) => /^six-.*\.dist-info$/.test(n))).toEqual(sixBefore);
+    const removed = await longCell("!pip uninstall -y six");
+    expect(textOf(removed)).toContain("Successfully uninstalled six-99.0");
+    expect(textOf(await longCell("import six\nsix.__file__"))).toBe(`'${site}/six.py'`);
+  });
+
   it("a long cell sends progress notifications, so a client does not give up on it", async () => {
     const workdir = await workdirWith();
     const run = track(await createRun({ workdir, conversationId: "long", approver: "always", lsp: false }));
@@ -339,7 +381,7 @@ describe("eval: where kernels run", () => {
     const client = await run.link({ surface: "full" });
     const cell = (code: string) =>
       call(client, "eval", { code, description: "check which interpreter runs this cell" });
-    const first = textOf(await cell("import sys\nprint(sys.prefix)"));
+    const first = textOf(await cell(KERNEL_ENVIRONMENT));
     expect(first).toContain(
       "(this kernel runs in runbound's Python environment, not in the project's .venv: it has no ipykernel, so the project's packages are not importable here. To run cells in the project's environment: ",
     );
@@ -353,7 +395,7 @@ describe("eval: where kernels run", () => {
     rmSync(path.join(workdir, ".venv"), { recursive: true });
     symlinkSync(HOME.venv, path.join(workdir, ".venv"));
     const reset = await call(client, "eval", {
-      code: "import sys\nprint(sys.prefix)",
+      code: KERNEL_ENVIRONMENT,
       description: "check which interpreter runs this cell",
       reset: true,
     });

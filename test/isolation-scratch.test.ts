@@ -45,10 +45,13 @@ function linker(target: string, other: string): string {
 
 /** A cell that tries to plant a .pth where the links lead, by every name a kernel could know them by. */
 const PLANT = `import os
-${PY_ATTEMPT}line = "import os; open(${JSON.stringify(marker)}, 'w').write('ran')\\n"
+${PY_ATTEMPT}marker = ${JSON.stringify(marker)}
+line = "import os; open(%r, 'w').write('ran')\\n" % marker
 for name in ["kernels", "site-packages", "runtime", "kernels-rel"]:
     attempt("via-" + name, lambda: open(os.path.join(os.environ["TMPDIR"], name, ${JSON.stringify(pth)}), "w").write(line))
-attempt("pip-target", lambda: open(os.path.join(os.environ.get("PIP_TARGET", "/nonexistent"), ${JSON.stringify(pth)}), "w").write(line))
+import sys
+for at in [p for p in sys.path if p.endswith("site-packages") and not p.startswith(sys.prefix)]:
+    attempt("site-" + at, lambda: open(os.path.join(at, ${JSON.stringify(pth)}), "w").write(line))
 `;
 
 describe.skipIf(!bwrap.ok)("isolation: links in the run's scratch folder", () => {
@@ -95,6 +98,8 @@ describe.skipIf(!bwrap.ok)("isolation: links in the run's scratch folder", () =>
   it("kernels linked to the workdir's .git/hooks: the host's Jupyter server writes nothing there, nor does a cell", async () => {
     const cell = await attack(hooks, site);
     expect(cell).not.toMatch(/LEAKED/);
+    // The run's layer over runbound's environment has it on the path, read-only.
+    expect(cell).toContain(`site-${site} refused`);
     expect(readdirSync(hooks), "the workdir's .git/hooks").toEqual(before.hooks);
     expect(readdirSync(site), "runbound's site-packages").toEqual(before.site);
   });

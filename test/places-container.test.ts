@@ -64,10 +64,13 @@ describe.skipIf(!podmanAvailable)("the container place: processes run inside, pa
     expect(run.processes.confinedPlace.description).toContain(`in the container (podman exec -i ${name})`);
     const client = await run.link({ surface: "full" });
     const where = await call(client, "eval", {
-      code: "import os, sys\nprint(os.getcwd(), sys.prefix, open('data.txt').read().split()[0])",
+      code: "import os, sys\nprint(os.getcwd(), sys.prefix, [p for p in sys.path if 'runbound/python' in p], open('data.txt').read().split()[0])",
       description: label,
     });
-    expect(textOf(where)).toBe("/workspace /opt/runbound/python alpha");
+    // runbound's environment by the container's path, under the run's own layer (where %pip installs) in /scratch.
+    expect(textOf(where)).toMatch(
+      /^\/workspace \/scratch\/runbound-place-\w+\/python-\w+ \['\/opt\/runbound\/python\/lib\/python3\.\d+\/site-packages'\] alpha$/,
+    );
     expect(inside("ps -eo args")).toMatch(/jupyter_server/);
     const bridged = await call(client, "eval", {
       code: "print(tool('read', {'path': 'data.txt'})['text'])",

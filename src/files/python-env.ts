@@ -119,3 +119,38 @@ function pyvenvConfig(env: string): Map<string, string> {
   }
   return config;
 }
+
+/** What an environment layered over `python`'s needs to know of it, read from its folders (never by running it). */
+export interface EnvironmentLayout {
+  /** The folder of the base interpreter (pyvenv.cfg's `home`, or the interpreter's own folder when not a venv). */
+  readonly home: string;
+  /** `python3.X`: the name of the lib folder of that version. */
+  readonly lib: string;
+  /** Whether the base interpreter's site-packages are on the path (a venv's setting; true when not a venv). */
+  readonly systemSite: boolean;
+  /** The environment's own site-packages folder (none when it is not a venv). */
+  readonly sites: readonly string[];
+}
+
+/** The layout of `python`'s environment (`<env>/bin/python`), or undefined when its version cannot be read. */
+export function environmentLayout(python: string): EnvironmentLayout | undefined {
+  const env = path.dirname(path.dirname(python));
+  const config = pyvenvConfig(env);
+  const home = config.get("home");
+  const versions = readdirSafe(path.join(env, "lib")).filter((n) => /^python3\.\d+$/.test(n));
+  // uv writes version_info, venv version; the lib folder says it when both are missing.
+  const stated = /^(3\.\d+)/.exec(config.get("version_info") ?? config.get("version") ?? "")?.[1];
+  const lib = stated ? `python${stated}` : versions.length === 1 ? versions[0] : undefined;
+  if (!lib) return undefined;
+  if (!home) return { home: path.dirname(python), lib, systemSite: true, sites: [] };
+  const sites = [path.join(env, "lib", lib, "site-packages")];
+  return { home, lib, systemSite: config.get("include-system-site-packages") === "true", sites };
+}
+
+function readdirSafe(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}

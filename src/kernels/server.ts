@@ -278,7 +278,6 @@ export class JupyterServer {
       ],
       {
         env: {
-          ...packagesOfTheRun(processes.confinedPlace),
           JUPYTER_RUNTIME_DIR: path.join(this.#state, "runtime"),
           JUPYTER_DATA_DIR: share,
           JUPYTER_PATH: share,
@@ -301,28 +300,6 @@ export class JupyterServer {
     this.#process = undefined;
     rmSync(this.#home, { recursive: true, force: true });
   }
-}
-
-/**
- * In a confined place runbound's Python environment is read-only, so `%pip install` goes to a folder of the run's
- * own, first on the kernels' path (replacing what an earlier install put there): it lasts as long as the run.
- */
-export function packagesOfTheRun(place: Place): NodeJS.ProcessEnv {
-  if (!place.scratch) return {};
-  const site = path.join(place.scratch, "site-packages");
-  // Not recursive, and an existing entry is left as it is: the run's confined processes write the scratch folder,
-  // and a host mkdir through a link they put there would make folders wherever it pointed.
-  try {
-    mkdirSync(site, { mode: 0o700 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  }
-  const inherited = process.env.PYTHONPATH;
-  return {
-    PIP_TARGET: site,
-    PIP_UPGRADE: "1",
-    PYTHONPATH: inherited ? `${site}${path.delimiter}${inherited}` : site,
-  };
 }
 
 class PortLost extends Error {}

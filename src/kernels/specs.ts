@@ -9,8 +9,9 @@ import path from "node:path";
 import { packageRoot } from "../home.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { denoBinary } from "../setup/npm.js";
+import { layeredPython } from "./overlay.js";
 import type { KernelLanguage, Sandbox } from "./schema.js";
-import { type KernelSpecFile, packagesOfTheRun } from "./server.js";
+import type { KernelSpecFile } from "./server.js";
 
 export interface SpecsOptions {
   readonly workdir: string;
@@ -40,7 +41,11 @@ export class KernelSpecs {
     // ipykernel without its needless rewrite of that file (python/kernel-launch.py says why it wrote it).
     const launcher = this.#shared ? [path.join(packageRoot(), "python", "kernel-launch.py")] : undefined;
     const args = [...(launcher ?? ["-m", "ipykernel_launcher"]), "-f", "{connection_file}"];
-    const spec = this.#spec("python", "Python (runbound)", python, args);
+    // On a server of the run's own, cells install into a layer of the run's over the read-only environment.
+    const layered = launcher ? undefined : layeredPython(python, args, this.options.processes.confinedPlace);
+    const spec = layered
+      ? this.#spec("python", "Python (runbound)", layered.program, layered.args)
+      : this.#spec("python", "Python (runbound)", python, args);
     // runbound's own ipykernel takes CurveZMQ keys; a project's may be too old to.
     return python === this.options.runboundPython ? { ...spec, curve: true } : spec;
   }
@@ -76,8 +81,7 @@ export class KernelSpecs {
       readable: [shared.folder],
     });
     const env: Record<string, string> = {};
-    for (const [key, value] of Object.entries({ ...launch.env, ...packagesOfTheRun(place) }))
-      if (value !== undefined) env[key] = value;
+    for (const [key, value] of Object.entries(launch.env)) if (value !== undefined) env[key] = value;
     env.RUNBOUND_KERNEL_DIR = shared.folder;
     if (place.kind === "confined") env.RUNBOUND_KERNEL_CONFINED = "1";
     return { name: this.name(language), displayName, language, argv: launch.argv, env };
