@@ -79,6 +79,20 @@ if (existsSync(path.join(gateway, "bin", "jupyter-kernelgateway"))) {
   ]);
 }
 
+// uv, poetry and pipenv, for the test of debugging in the environments each makes. Project-local, test-only.
+export const PYTHON_TOOLS = { uv: "0.13.9", poetry: "2.5.1", pipenv: "2026.10.3" };
+const pythonTools = path.join(root, ".tools", "python-tools");
+const toolsWanted = Object.entries(PYTHON_TOOLS).map(([name, version]) => `${name}==${version}`);
+const toolsStamp = path.join(pythonTools, "installed.txt");
+if (existsSync(toolsStamp) && readFileSync(toolsStamp, "utf8") === toolsWanted.join("\n")) {
+  log(`uv, poetry and pipenv present (.tools/python-tools)`);
+} else {
+  rmSync(pythonTools, { recursive: true, force: true });
+  run("python3", ["-m", "venv", pythonTools]);
+  run(path.join(pythonTools, "bin", "pip"), ["install", "-q", ...toolsWanted]);
+  writeFileSync(toolsStamp, toolsWanted.join("\n"));
+}
+
 // A container runtime for the test of the container place: Debian's podman with runc, configured for a machine
 // without systemd (cgroupfs, no default ulimits). Test-only: runbound itself never starts a container.
 const podmanConf = path.join(root, ".tools", "podman", "containers.conf");

@@ -1,7 +1,9 @@
 /** debug against real adapters: debugpy (Python), delve (Go), lldb (a C program built with gcc -g). */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { readFile, symlink, writeFile } from "node:fs/promises";
+import { readdirSync } from "node:fs";
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import net from "node:net";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -418,6 +420,30 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
     await call(client, "debug", { operation: "breakpoints", file: "app/pkg/__init__.py", lines: [] });
     const out = await call(client, "debug", { operation: "step_out" });
     expect(out.structuredContent, textOf(out)).toMatchObject({ location: { path: "app/main.py", line: 3 } });
+  });
+
+  it("a project interpreter that dies as it starts: launch says so, with what it wrote, and leaves nothing behind", async () => {
+    const workdir = await workdirWith({ "pyproject.toml": "", "main.py": "print(1)\n" });
+    // As a .venv whose base Python was removed looks to the launcher: it runs, writes why, and exits.
+    await mkdir(path.join(workdir, ".venv/bin"), { recursive: true });
+    await writeFile(
+      path.join(workdir, ".venv/bin/python"),
+      "#!/bin/sh\necho 'no module named encodings' >&2\nexit 3\n",
+      {
+        mode: 0o755,
+      },
+    );
+    const run = track(
+      await createRun({ workdir, conversationId: "dying-python", approver: "always", lsp: false }),
+    );
+    const client = await run.link({ surface: "full" });
+    const launched = await call(client, "debug", { operation: "launch", program: "main.py" });
+    expect(textOf(launched)).toBe(
+      `debugpy could not start main.py: the program's interpreter (${path.join(workdir, ".venv/bin/python")}) exited with code 3 before debugpy's launcher could connect; it wrote: no module named encodings. Check that its environment runs (its python may point at a Python that is gone).`,
+    );
+    const place = run.processes.confinedPlace;
+    const folder = place.scratch ?? tmpdir();
+    expect(readdirSync(folder).filter((n) => n.startsWith("runbound-interpreter-"))).toEqual([]);
   });
 
   it("attach: joins a program already running under debugpy and stops at a breakpoint set before", async () => {

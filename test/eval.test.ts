@@ -289,42 +289,57 @@ describe("eval: long cells", () => {
     }
   });
 
-  it("pip in a confined kernel: what the environment has is already satisfied; a new version goes to the run's layer, shadows the environment's and leaves it as it was", async () => {
-    longRun = undefined;
-    const workdir = await longWorkdir();
-    expect(longRun!.processes.confinedPlace.kind, "this test is about a confined kernel").toBe("confined");
-    const site = readdirSync(path.join(HOME.venv, "lib"))
-      .filter((n) => n.startsWith("python3"))
-      .map((n) => path.join(HOME.venv, "lib", n, "site-packages"))[0]!;
-    const sixBefore = readdirSync(site).filter((n) => /^six-.*\.dist-info$/.test(n));
-    expect(sixBefore).toHaveLength(1);
-    const dir = path.join(workdir, "six-local");
-    await mkdir(dir);
-    await writeFile(
-      path.join(dir, "pyproject.toml"),
-      '[project]\nname = "six"\nversion = "99.0"\n[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n[tool.setuptools]\npy-modules = ["six"]\n',
-    );
-    await writeFile(path.join(dir, "six.py"), "__version__ = 'the run'\n");
-    for (const code of ["!pip install numpy", "%pip install numpy"]) {
-      const satisfied = await longCell(code);
-      expect(satisfied.structuredContent, textOf(satisfied)).toMatchObject({ status: "ok" });
-      expect(textOf(satisfied), code).toContain(`Requirement already satisfied: numpy in ${site}`);
-      expect(textOf(satisfied), code).not.toMatch(/Downloading|Installing collected/);
-    }
-    expect(textOf(await longCell("import numpy\nnumpy.__file__"))).toBe(`'${site}/numpy/__init__.py'`);
-    expect(textOf(await longCell("import six\nsix.__version__"))).not.toBe("'the run'");
-    const shadowing = await longCell(`%pip install --no-build-isolation ${dir}`);
-    expect(shadowing.structuredContent, textOf(shadowing)).toMatchObject({ status: "ok" });
-    expect(textOf(shadowing)).toMatch(/Not uninstalling six at .*, outside environment/);
-    expect(textOf(shadowing)).toContain("(evicted 1 loaded modules of six");
-    expect(textOf(await longCell("import six\nsix.__version__"))).toBe("'the run'");
-    // !python is the same layered interpreter; the environment's own copy is untouched.
-    expect(textOf(await longCell("!python -c 'import six; print(six.__version__)'"))).toBe("the run");
-    expect(readdirSync(site).filter((n) => /^six-.*\.dist-info$/.test(n))).toEqual(sixBefore);
-    const removed = await longCell("!pip uninstall -y six");
-    expect(textOf(removed)).toContain("Successfully uninstalled six-99.0");
-    expect(textOf(await longCell("import six\nsix.__file__"))).toBe(`'${site}/six.py'`);
-  });
+  it.each([
+    ["confined", "preferred"],
+    ["host", "off"],
+  ] as const)(
+    "pip in a %s kernel on runbound's environment: what it has is already satisfied; a new version goes to the run's layer, shadows the environment's and leaves it as it was",
+    async (kind, confine) => {
+      const workdir = await workdirWith();
+      const pipRun = track(
+        await createRun({ workdir, conversationId: `pip-${kind}`, approver: "always", lsp: false, confine }),
+      );
+      expect(pipRun.processes.confinedPlace.kind).toBe(kind);
+      const pipClient = await pipRun.link({ surface: "full" });
+      const longCell = (code: string) => call(pipClient, "eval", { code, description: label });
+      const site = readdirSync(path.join(HOME.venv, "lib"))
+        .filter((n) => n.startsWith("python3"))
+        .map((n) => path.join(HOME.venv, "lib", n, "site-packages"))[0]!;
+      const sixBefore = readdirSync(site).filter((n) => /^six-.*\.dist-info$/.test(n));
+      expect(sixBefore).toHaveLength(1);
+      const dir = path.join(workdir, "six-local");
+      await mkdir(dir);
+      await writeFile(
+        path.join(dir, "pyproject.toml"),
+        '[project]\nname = "six"\nversion = "99.0"\n[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n[tool.setuptools]\npy-modules = ["six"]\n',
+      );
+      await writeFile(path.join(dir, "six.py"), "__version__ = 'the run'\n");
+      for (const code of ["!pip install numpy", "%pip install numpy"]) {
+        const satisfied = await longCell(code);
+        expect(satisfied.structuredContent, textOf(satisfied)).toMatchObject({ status: "ok" });
+        expect(textOf(satisfied), code).toContain(`Requirement already satisfied: numpy in ${site}`);
+        expect(textOf(satisfied), code).not.toMatch(/Downloading|Installing collected/);
+      }
+      expect(textOf(await longCell("import numpy\nnumpy.__file__"))).toBe(`'${site}/numpy/__init__.py'`);
+      expect(textOf(await longCell("import six\nsix.__version__"))).not.toBe("'the run'");
+      const shadowing = await longCell(`%pip install --no-build-isolation ${dir}`);
+      expect(shadowing.structuredContent, textOf(shadowing)).toMatchObject({ status: "ok" });
+      expect(textOf(shadowing)).toMatch(/Not uninstalling six at .*, outside environment/);
+      expect(textOf(shadowing)).toContain("(evicted 1 loaded modules of six");
+      expect(textOf(await longCell("import six\nsix.__version__"))).toBe("'the run'");
+      // !python is the same layered interpreter; the environment's own copy is untouched.
+      expect(textOf(await longCell("!python -c 'import six; print(six.__version__)'"))).toBe("the run");
+      expect(readdirSync(site).filter((n) => /^six-.*\.dist-info$/.test(n))).toEqual(sixBefore);
+      const removed = await longCell("!pip uninstall -y six");
+      expect(textOf(removed)).toContain("Successfully uninstalled six-99.0");
+      expect(textOf(await longCell("import six\nsix.__file__"))).toBe(`'${site}/six.py'`);
+      // The layer lasts as long as the run.
+      const layer = JSON.parse(textOf(await longCell("import sys, json\nprint(json.dumps(sys.prefix))")));
+      expect(existsSync(path.join(layer, "pyvenv.cfg"))).toBe(true);
+      await pipRun.dispose();
+      expect(existsSync(layer)).toBe(false);
+    },
+  );
 
   it("a long cell sends progress notifications, so a client does not give up on it", async () => {
     const workdir = await workdirWith();

@@ -1,15 +1,18 @@
 /**
  * The debug adapters runbound drives. Usable = a root marker found (walking up from the program, not above the
- * workdir) AND the adapter resolved; `adapters` says for each why or why not. debugpy runs in the program's own
- * environment: VIRTUAL_ENV, then the project's .venv or venv, then runbound's environment in its home (which has
- * debugpy), then PATH — attaching from the wrong interpreter fails in a way that reads as broken code.
+ * workdir) AND the adapter resolved; `adapters` says for each why or why not. debugpy's program runs in its own
+ * environment (files/python-environments.ts: the harness's activated one, the project's .venv, venv, poetry's,
+ * pipenv's, .python-version's), else runbound's environment in its home (which has debugpy), else PATH — attaching
+ * from the wrong interpreter fails in a way that reads as broken code.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { environmentHas } from "../files/python-env.js";
+import { pythonEnvironments } from "../files/python-environments.js";
 import { packageRoot } from "../home.js";
 import { resolveBinary } from "../proc/binaries.js";
+import { within } from "../proc/bubblewrap.js";
 import { childEnvironment } from "../proc/environment.js";
 import { LLDB_ADAPTERS, setupCommand } from "../setup/components.mjs";
 import { homeLayout } from "../setup/home.mjs";
@@ -38,6 +41,8 @@ export interface ResolvedAdapter {
    * environment, the program under the project's interpreter, as VS Code launches it: nothing installed there).
    */
   readonly interpreter?: string;
+  /** Host folders the adapter must read although a sandbox hides them (an environment in poetry's cache). */
+  readonly readable?: readonly string[];
 }
 
 export interface AdapterSpec {
@@ -92,7 +97,12 @@ export const ADAPTERS: readonly AdapterSpec[] = [
     resolve(root, workdir, home, options) {
       const python = choosePython(root, workdir, home, options?.project ?? true);
       if (!python)
-        return { missing: "no Python interpreter found (VIRTUAL_ENV, .venv, venv, runbound's home, PATH)" };
+        return {
+          missing:
+            "no Python interpreter found (VIRTUAL_ENV, CONDA_PREFIX, .venv, venv, poetry's or pipenv's environment, .python-version, runbound's home, PATH)",
+        };
+      // An environment outside the workdir (poetry's cache, pipenv's home, a harness's) is shown to the sandbox.
+      const readable = python.env && !within(python.env, workdir) ? { readable: [python.env] } : {};
       if (!hasDebugpy(python)) {
         // The program's interpreter needs nothing: debugpy's launcher, run under it, brings debugpy along.
         const adapter = homeLayout(home).python;
@@ -104,6 +114,7 @@ export const ADAPTERS: readonly AdapterSpec[] = [
             transport: "stdio",
             interpreter: python.path,
             detail: `${python.from} interpreter ${python.path} (debugpy from runbound's environment)`,
+            ...readable,
           };
         return {
           missing: `${python.from} interpreter ${python.path} has no debugpy, and runbound's home has no Python environment with it: ${setupCommand("python")}, or ${python.path} -m pip install debugpy`,
@@ -115,6 +126,7 @@ export const ADAPTERS: readonly AdapterSpec[] = [
         args: ["-m", "debugpy.adapter"],
         transport: "stdio",
         detail: `${python.from} interpreter ${python.path}`,
+        ...readable,
       };
     },
     launchArguments: (program, args, cwd, adapter) => ({
@@ -228,6 +240,8 @@ interface ChosenPython {
   readonly path: string;
   readonly from: string;
   readonly project: boolean;
+  /** The environment's folder, when it is one of the project's or the harness's. */
+  readonly env?: string;
 }
 
 function choosePython(
@@ -236,16 +250,8 @@ function choosePython(
   home: string,
   project: boolean,
 ): ChosenPython | undefined {
-  const venv = process.env.VIRTUAL_ENV;
-  if (venv && existsSync(path.join(venv, "bin", "python")))
-    return { path: path.join(venv, "bin", "python"), from: "VIRTUAL_ENV", project: false };
-  for (let dir = root; project; dir = path.dirname(dir)) {
-    for (const name of [".venv", "venv"]) {
-      const python = path.join(dir, name, "bin", "python");
-      if (existsSync(python)) return { path: python, from: `the project's ${name}`, project: true };
-    }
-    if (dir === workdir || !dir.startsWith(workdir) || path.dirname(dir) === dir) break;
-  }
+  const env = pythonEnvironments(root, workdir).find((e) => project || !e.project);
+  if (env) return { path: env.python, from: env.label, project: env.project, env: env.env };
   const own = homeLayout(home).python;
   if (existsSync(own)) return { path: own, from: "runbound's", project: false };
   for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {

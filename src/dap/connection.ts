@@ -68,6 +68,7 @@ export async function connectAdapter(
     stdio: ["pipe", "pipe", "pipe"],
     confined: !adapter.onHost,
     ...(cache ? { env: cache.env, writable: [cache.dir] } : {}),
+    ...(adapter.readable ? { readable: adapter.readable } : {}),
   });
   let stderr = "";
   proc.child.stderr?.on("data", (d: Buffer) => {

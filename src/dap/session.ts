@@ -11,6 +11,7 @@ import { type AdapterSpec, type AttachTarget, attachRequest, type ResolvedAdapte
 import { type BreakpointBook, BreakpointChannel, Logpoints } from "./breakpoints.js";
 import { type DapClient, DapTimeout, failureOf } from "./client.js";
 import { connectAdapter, initialize, OutputRing, programText } from "./connection.js";
+import { InterpreterWatch } from "./interpreter-watch.js";
 import type { Frame, SessionState, StopReport, Variable } from "./schema.js";
 import { type Stop, StopInspector } from "./stop-report.js";
 
@@ -101,12 +102,12 @@ export class DebugSession {
 
   /** Starts the adapter and the program, with `breakpoints` set before it runs; resolves at the first stop or exit. */
   launch(args: readonly string[], cwd: string, breakpoints: BreakpointBook) {
-    return this.#start(
-      "launch",
-      this.spec.launchArguments(this.program, args, cwd, this.adapter),
-      cwd,
-      breakpoints,
-    );
+    const request = this.spec.launchArguments(this.program, args, cwd, this.adapter);
+    if (this.adapter.interpreter) {
+      this.#watch = new InterpreterWatch(this.#processes.confinedPlace, this.adapter.interpreter);
+      request.debugLauncherPython = this.#watch.launcher;
+    }
+    return this.#start("launch", request, cwd, breakpoints);
   }
 
   /** Joins a program already running under a debug server (adapters.ts's attachRequest says how, per kind). */
@@ -116,6 +117,9 @@ export class DebugSession {
     this.#remote = remote;
     return this.#start("attach", args, cwd, breakpoints);
   }
+
+  /** The program's interpreter's files, when it is not the adapter's (interpreter-watch.ts says why). */
+  #watch: InterpreterWatch | undefined;
 
   async #start(
     request: "launch" | "attach",
@@ -141,10 +145,15 @@ export class DebugSession {
     const withdraw = new AbortController();
     const firstStop = this.#nextStop(t.launchMs, withdraw.signal);
     const launched = client.send(request, requestArgs, t.launchMs);
+    const watching = new AbortController();
+    const interpreter = this.adapter.interpreter;
+    const died = this.#watch && interpreter ? this.#watch.failed(interpreter, watching.signal) : undefined;
+    died?.catch(() => undefined);
     await Promise.race([
       initialized,
       launched.then((r) => (r.success ? initialized : Promise.reject(new Error(failureOf(r))))),
-    ]);
+      ...(died ? [died] : []),
+    ]).finally(() => watching.abort());
     this.#breakpoints = new BreakpointChannel(
       client,
       this.#capabilities,
@@ -310,6 +319,7 @@ export class DebugSession {
       this.#client.close("the session was terminated");
     }
     if (this.#process) await this.#processes.kill(this.#process.pid, 1000);
+    this.#watch?.dispose();
     this.#state = "exited";
   }
 

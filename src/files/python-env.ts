@@ -33,7 +33,7 @@ const PTH_BYTES = 64 * 1024;
 const PTH_PATHS = 1000;
 
 /** A small regular file's text, or undefined (too large, a pipe, a device, missing). */
-function smallText(file: string, limit: number): string | undefined {
+export function smallText(file: string, limit: number): string | undefined {
   try {
     if (statSync(file).size > limit) return undefined;
     const read = readRegularSync(file);

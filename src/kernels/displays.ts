@@ -67,6 +67,11 @@ function htmlText(html: string, budget: HtmlBudget): string {
         options: { maxColumnWidth: 60, uppercaseHeaderCells: false },
       },
       { selector: "a", options: { ignoreHref: true } },
+      // A heading keeps its case, as a notebook shows it (html-to-text's default upper-cased `<h3>Report</h3>`).
+      ...["h1", "h2", "h3", "h4", "h5", "h6"].map((selector) => ({
+        selector,
+        options: { uppercase: false },
+      })),
       { selector: "img", format: "skip" },
       { selector: "style", format: "skip" },
       { selector: "script", format: "skip" },

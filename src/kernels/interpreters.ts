@@ -1,7 +1,8 @@
 /** Which interpreter runs a run's Python cells: the project's environment when it can, else runbound's own. */
-import { existsSync } from "node:fs";
 import path from "node:path";
 import { environmentHas } from "../files/python-env.js";
+import { pythonEnvironments } from "../files/python-environments.js";
+import { within } from "../proc/bubblewrap.js";
 import { homeLayout } from "../setup/home.mjs";
 
 /**
@@ -10,7 +11,7 @@ import { homeLayout } from "../setup/home.mjs";
  */
 export function pythonForCells(workdir: string, home: string): { python: string; notice?: string } {
   const own = homeLayout(home).python;
-  const envs = projectEnvironments(workdir);
+  const envs = pythonEnvironments(workdir, workdir);
   // Looked up in its folders, never asked of the interpreter: that is the project's code, and would run on the host.
   const withKernel = envs.find((env) => environmentHas(env.python, "ipykernel"));
   if (withKernel) return { python: withKernel.python };
@@ -22,15 +23,9 @@ export function pythonForCells(workdir: string, home: string): { python: string;
   };
 }
 
-/** The project's own environments, in the order they are preferred: VIRTUAL_ENV, then .venv, then venv. */
-function projectEnvironments(workdir: string): { python: string; label: string }[] {
-  const candidates = [
-    { dir: process.env.VIRTUAL_ENV, label: "VIRTUAL_ENV" },
-    { dir: path.join(workdir, ".venv"), label: "the project's .venv" },
-    { dir: path.join(workdir, "venv"), label: "the project's venv" },
-  ];
-  return candidates
-    .filter((c): c is { dir: string; label: string } => Boolean(c.dir))
-    .map((c) => ({ python: path.join(c.dir, "bin", "python"), label: c.label }))
-    .filter((c) => existsSync(c.python));
+/** The project's environments outside the workdir (poetry's cache, pipenv's home): a sandbox must show them. */
+export function environmentsOutside(workdir: string): string[] {
+  return pythonEnvironments(workdir, workdir)
+    .map((env) => env.env)
+    .filter((env) => !within(env, workdir) && path.isAbsolute(env));
 }

@@ -8,7 +8,8 @@
  * … outside environment"), and the import that follows load the layer's.
  *
  * The layer is made inside the place, by the kernel's own command line, so the host writes nothing in the scratch
- * folder (which the run's processes can fill with links); it lasts as long as the run.
+ * folder (which the run's processes can fill with links); it lasts as long as the run. On the host, where cells could
+ * write runbound's own environment, a run's install went to every run of the host: its kernels get a layer too.
  */
 import { createHash } from "node:crypto";
 import path from "node:path";
@@ -38,21 +39,21 @@ export PATH="$layer/bin:$envbin:$PATH" VIRTUAL_ENV="$layer"
 exec "$layer/bin/python" "$@"`;
 
 /**
- * The command that runs `python` with `args` in a layer of the run's own over its environment, as the place sees it;
- * undefined where the environment itself is the kernel's to change (the host) or its version cannot be read.
+ * The command that runs `python` with `args` in a layer of the run's own in `folder` (a host path) over its
+ * environment, as the place sees it; undefined when the environment's version cannot be read.
  */
 export function layeredPython(
   python: string,
   args: readonly string[],
   place: Place,
+  folder: string,
 ): { program: string; args: string[] } | undefined {
-  if (!place.scratch) return undefined;
   const layout = environmentLayout(python);
   if (!layout) return undefined;
   const at = (hostPath: string) => place.toPlace(hostPath);
   // One layer per interpreter: a run whose cells move to the project's environment gets another.
   const id = createHash("sha256").update(python).digest("hex").slice(0, 12);
-  const layer = at(path.join(place.scratch, `python-${id}`));
+  const layer = at(path.join(folder, `python-${id}`));
   // An import line, so that the environment's own .pth files (editable installs) are read as well.
   const pth = layout.sites
     .map((site) => `import site; site.addsitedir(${JSON.stringify(at(site))})\n`)

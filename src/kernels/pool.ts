@@ -21,7 +21,7 @@ import { homeLayout } from "../setup/home.mjs";
 import { denoBinary } from "../setup/npm.js";
 import { cellReply } from "./answers.js";
 import { type CellOutcome, onGone, runCell } from "./cell.js";
-import { pythonForCells } from "./interpreters.js";
+import { environmentsOutside, pythonForCells } from "./interpreters.js";
 import { answered, type Interpreter, KernelStartFailure, startFailure, stderrTail } from "./kernel-life.js";
 import { outsideRunLogger, withRunLogger } from "./library-console.js";
 import type { KernelOptions } from "./options.js";
@@ -208,6 +208,7 @@ export class KernelPool {
       await lease.release();
     } else await this.#server?.stop(this.#processes);
     this.#server = undefined;
+    this.#specs.dispose();
   }
 
   /** The kernel behind eval for `language` (started if need be): for harness UIs and the benchmarks. */
@@ -348,6 +349,7 @@ export class KernelPool {
       [this.#specs.python(python), this.#specs.javascript()],
       this.#processes,
       this.#startMs,
+      environmentsOutside(this.#workdir),
     );
     void server.exited?.then(() => this.#serverExited(server));
     return settings;

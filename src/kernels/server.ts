@@ -21,7 +21,6 @@ import { setTimeout as delay } from "node:timers/promises";
 import { ServerConnection } from "@jupyterlab/services";
 import WebSocket from "ws";
 import { packageRoot } from "../home.js";
-import type { Place } from "../proc/place.js";
 import type { ProcessTracker, TrackedProcess } from "../proc/tracker.js";
 import { ownerGone } from "../proc/tree.js";
 import { socketAccepts, unixFetch, unixWebSocket } from "./unix-socket.js";
@@ -165,13 +164,19 @@ export class JupyterServer {
     rmSync(path.join(this.#home, "runs", name), { recursive: true, force: true });
   }
 
+  /** Host folders its sandbox shows besides its own (environments of the project's outside the workdir). */
+  #readable: readonly string[] = [];
+
   async start(
     python: string,
     workdir: string,
     specs: readonly KernelSpecFile[],
     processes: ProcessTracker,
     timeoutMs: number,
+    readable: readonly string[] = [],
   ): Promise<ServerConnection.ISettings> {
+    // Its kernels may run in an environment outside the workdir (poetry's cache): the sandbox shows it.
+    this.#readable = readable;
     const share = path.join(this.#home, "share", "jupyter");
     for (const spec of specs) this.writeSpec(spec);
     // The token lives in the config file, in this 0700 folder, never in argv: /proc/<pid>/cmdline is readable by
@@ -289,7 +294,7 @@ export class JupyterServer {
         stdio: ["ignore", "pipe", "pipe"],
         // The server is confined with its kernels: a cell's code and `!cmd` run in the kernel, under the server.
         confined: true,
-        readable: [this.#home],
+        readable: [this.#home, ...this.#readable],
         writable: [this.#state],
       },
     );

@@ -5,8 +5,11 @@
  * line through the run's place (its sandbox, limits and parent-death signal), the run's environment and marker, and
  * the folder of its connection files.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { packageRoot } from "../home.js";
+import { SCRATCH_PREFIX } from "../proc/confined.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { denoBinary } from "../setup/npm.js";
 import { layeredPython } from "./overlay.js";
@@ -24,6 +27,8 @@ export interface SpecsOptions {
 export class KernelSpecs {
   /** Set once the run's kernels are on the shared server: its names' prefix and its connection files' folder. */
   #shared: { readonly prefix: string; readonly folder: string } | undefined;
+  /** The host folder of this run's layers over runbound's environment, once a kernel needed one. */
+  #hostLayers: string | undefined;
 
   constructor(readonly options: SpecsOptions) {}
 
@@ -41,13 +46,33 @@ export class KernelSpecs {
     // ipykernel without its needless rewrite of that file (python/kernel-launch.py says why it wrote it).
     const launcher = this.#shared ? [path.join(packageRoot(), "python", "kernel-launch.py")] : undefined;
     const args = [...(launcher ?? ["-m", "ipykernel_launcher"]), "-f", "{connection_file}"];
-    // On a server of the run's own, cells install into a layer of the run's over the read-only environment.
-    const layered = launcher ? undefined : layeredPython(python, args, this.options.processes.confinedPlace);
+    const place = this.options.processes.confinedPlace;
+    const folder = this.#layerFolder(python);
+    const layered = folder === undefined ? undefined : layeredPython(python, args, place, folder);
     const spec = layered
       ? this.#spec("python", "Python (runbound)", layered.program, layered.args)
       : this.#spec("python", "Python (runbound)", python, args);
     // runbound's own ipykernel takes CurveZMQ keys; a project's may be too old to.
     return python === this.options.runboundPython ? { ...spec, curve: true } : spec;
+  }
+
+  /**
+   * Where `python`'s kernels install (overlay.ts): in a sandbox or a container, where the environment is read-only,
+   * the place's scratch folder; on the host, a folder of the run's for runbound's own environment (which every run
+   * of the host uses) and none for a project's (installing there is what Jupyter does).
+   */
+  #layerFolder(python: string): string | undefined {
+    const place = this.options.processes.confinedPlace;
+    if (place.scratch) return place.scratch;
+    if (python !== this.options.runboundPython) return undefined;
+    this.#hostLayers ??= mkdtempSync(path.join(tmpdir(), `${SCRATCH_PREFIX}${process.pid}-`));
+    return this.#hostLayers;
+  }
+
+  /** Removes the run's host folder of layers (its kernels are gone). */
+  dispose(): void {
+    if (this.#hostLayers) rmSync(this.#hostLayers, { recursive: true, force: true });
+    this.#hostLayers = undefined;
   }
 
   javascript(): KernelSpecFile {

@@ -177,7 +177,8 @@ export class ConfinedPlace implements Place {
   }
 }
 
-const SCRATCH_PREFIX = "runbound-place-";
+/** The name of a run's host folders (scratch, kernel layers) before the owner's pid: a dead owner's are swept. */
+export const SCRATCH_PREFIX = "runbound-place-";
 const PROXY_SOCKET = "proxy.sock";
 
 /**

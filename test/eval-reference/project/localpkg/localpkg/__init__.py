@@ -1,0 +1,2 @@
+def greet(who):
+    return f"hello {who} from localpkg"

@@ -1,0 +1,2 @@
+import sys
+print("script got", sys.argv[1:])
