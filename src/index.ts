@@ -1,4 +1,6 @@
 /** runbound: built-in agent tools bound to the live resources of one run, reached only over a private link. */
+
+export type { ToolEffects } from "./annotations.js";
 export type {
   ApprovalDecision,
   ApprovalMode,

@@ -5,7 +5,8 @@
  * the one module that knows the SDK's internals.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { ErrorCode, McpError, type ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { annotationsOf, effectsOfTier } from "./annotations.js";
 import type { AnyToolSpec, Dispatch, Registry } from "./registry.js";
 import { type Caller, type Surface, surfaceSees } from "./surfaces.js";
 
@@ -21,6 +22,8 @@ export function mountSurface(
   info: { readonly name: string; readonly version: string },
   surface: Surface,
   caller: Caller = "model",
+  /** Whether what the run starts reaches the network (false: a confined run whose network is off). */
+  network = true,
 ): Mounted {
   const server = new McpServer(info, { capabilities: { tools: { listChanged: true } } });
   // The SDK installs its tools/list and tools/call handlers lazily on the first registerTool; install them now so
@@ -32,10 +35,11 @@ export function mountSurface(
     );
   }
   internals.setToolRequestHandlers();
-  for (const spec of registry.visible(surface)) list(server, registry, dispatch, spec, surface, caller);
+  for (const spec of registry.visible(surface))
+    list(server, registry, dispatch, spec, surface, caller, network);
   routeCalls(server, dispatch, surface, caller);
   const unmount = registry.onAdd((spec) => {
-    if (surfaceSees(surface, spec.tier)) list(server, registry, dispatch, spec, surface, caller);
+    if (surfaceSees(surface, spec.tier)) list(server, registry, dispatch, spec, surface, caller, network);
   });
   return { server, unmount };
 }
@@ -84,14 +88,9 @@ function list(
   spec: AnyToolSpec,
   surface: Surface,
   caller: Caller,
+  network: boolean,
 ): void {
-  const annotations: ToolAnnotations = {
-    title: spec.title,
-    readOnlyHint: spec.tier === "read",
-    destructiveHint: spec.tier !== "read",
-    idempotentHint: false,
-    openWorldHint: false,
-  };
+  const annotations = annotationsOf(spec.title, spec.effects ?? effectsOfTier(spec.tier), surface, network);
   server.registerTool(
     spec.name,
     {

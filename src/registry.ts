@@ -4,6 +4,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
+import type { ToolEffects } from "./annotations.js";
 import type { ProcessTracker } from "./proc/tracker.js";
 import type { ResourceKey, Resources } from "./resources.js";
 import { type Caller, type Surface, surfaceSees, type Tier } from "./surfaces.js";
@@ -66,6 +67,11 @@ export interface ToolSpec<I extends Shape = Shape, O extends Shape = Shape> {
   readonly writes?: boolean;
   /** true → the tool starts processes that run code (confined where the run confines). */
   readonly runsCode?: boolean;
+  /**
+   * What it reads, writes, starts and kills, and whether that reaches the network: what tools/list's annotations
+   * say (annotations.ts). A harness tool without it is taken to do all its tier allows.
+   */
+  readonly effects?: ToolEffects;
   /**
    * The tool's own rules on its arguments, beyond the schema — a file that must exist, text that must occur in it,
    * an edit_id that must be staged; throws a ToolError saying what to fix. The gate runs it before any approval, so

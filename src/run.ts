@@ -78,6 +78,8 @@ export class Run {
   readonly #servers = new Set<Mounted>();
   readonly #ended = new AbortController();
   readonly #noted = new Set<string>();
+  /** Whether what the run starts reaches the network: not in a sandbox whose network is off (tools/list says so). */
+  readonly #network: boolean;
   #disposing: Promise<void> | undefined;
 
   /** Use createRun (it checks the workdir). */
@@ -92,6 +94,7 @@ export class Run {
       options.container,
     );
     this.unconfined = confined.unconfined;
+    this.#network = !(confined.place.kind === "confined" && options.sandbox?.network === "off");
     this.processes = new ProcessTracker({
       confined: confined.place,
       ...(options.env ? { env: options.env } : {}),
@@ -221,7 +224,7 @@ export class Run {
     caller: Caller,
   ): Promise<Client> {
     this.#assertLive("link");
-    const mounted = mountSurface(this.#registry, this.#dispatch, SERVER_INFO, surface, caller);
+    const mounted = mountSurface(this.#registry, this.#dispatch, SERVER_INFO, surface, caller, this.#network);
     const link = await linkPrivately(mounted.server, clientInfo);
     this.#links.add(link);
     link.client.onclose = () => {
@@ -235,7 +238,14 @@ export class Run {
   mcpServer(options: { surface: Surface }): McpServer {
     const surface = checkSurface(options.surface);
     this.#assertLive("mcpServer");
-    const mounted = mountSurface(this.#registry, this.#dispatch, SERVER_INFO, surface);
+    const mounted = mountSurface(
+      this.#registry,
+      this.#dispatch,
+      SERVER_INFO,
+      surface,
+      "model",
+      this.#network,
+    );
     this.#servers.add(mounted);
     return mounted.server;
   }

@@ -100,14 +100,19 @@ function scriptedPerson(out: (line: string) => void): { person: ProgrammaticQues
 /** A client per surface, and what each lists (a star marks the tiers that pass the approval gate on full). */
 async function linkEverySurface(run: Run, out: (line: string) => void): Promise<Map<Surface, Client>> {
   const clients = new Map<Surface, Client>();
+  const lists = new Map<Surface, string[]>();
   for (const surface of SURFACES) {
     const client = await run.link({ surface });
     clients.set(surface, client);
-    const { tools } = await client.listTools();
-    out(
-      `${surface.padEnd(9)} ${tools.map((t) => `${t.name}${t.annotations?.readOnlyHint ? "" : "*"}`).join(" · ")}`,
+    lists.set(
+      surface,
+      (await client.listTools()).tools.map((t) => t.name),
     );
   }
+  // The tiers the approval gate stands before on full: what plan mode does not list.
+  const plan = new Set(lists.get("plan"));
+  for (const [surface, names] of lists)
+    out(`${surface.padEnd(9)} ${names.map((name) => `${name}${plan.has(name) ? "" : "*"}`).join(" · ")}`);
   out("(* write or exec tier: listed on full only, and each call there goes through the approval gate)");
   return clients;
 }

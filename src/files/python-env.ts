@@ -98,13 +98,9 @@ function sitePackages(env: string): string[] {
 
 /** `<lib>/python3.X/<kind>` for each Python 3 version folder in `lib`. */
 function versioned(lib: string, kind: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(lib);
-  } catch {
-    return [];
-  }
-  return names.filter((n) => /^python3(\.\d+)?$/.test(n)).map((n) => path.join(lib, n, kind));
+  return readdirSafe(lib)
+    .filter((n) => /^python3(\.\d+)?$/.test(n))
+    .map((n) => path.join(lib, n, kind));
 }
 
 /** A pyvenv.cfg is a few lines; the project's could be anything (a pipe, a gigabyte). */
@@ -147,7 +143,8 @@ export function environmentLayout(python: string): EnvironmentLayout | undefined
   return { home, lib, systemSite: config.get("include-system-site-packages") === "true", sites };
 }
 
-function readdirSafe(dir: string): string[] {
+/** A folder's names; none when it cannot be read. */
+export function readdirSafe(dir: string): string[] {
   try {
     return readdirSync(dir);
   } catch {

@@ -6,10 +6,10 @@
  * its home, and the pyenv version `.python-version` names.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
-import { smallText } from "./python-env.js";
+import { readdirSafe, smallText } from "./python-env.js";
 
 export interface PythonEnvironment {
   /** `<env>/bin/python`. */
@@ -88,7 +88,7 @@ function poetryEnvironment(dir: string, vars: Environment): string | undefined {
   const prefix = `${clean}-${createHash("sha256").update(real).digest("base64url").slice(0, 8)}-py`;
   const folder = poetryEnvironments(vars);
   // The newest Python first, as poetry's `env use` would have made the last.
-  const names = listing(folder)
+  const names = readdirSafe(folder)
     .filter((n) => n.startsWith(prefix) && /^\d+\.\d+$/.test(n.slice(prefix.length)))
     .sort((a, b) => minor(b.slice(prefix.length)) - minor(a.slice(prefix.length)));
   return names[0] ? path.join(folder, names[0]) : undefined;
@@ -150,23 +150,15 @@ function pyenvVersion(dir: string, vars: Environment): { env: string; version: s
     const version = line.trim();
     if (!/^[A-Za-z0-9][\w.+-]*$/.test(version) || version.includes("..")) continue;
     // A prefix (`3.11`) is its newest installed release, as pyenv reads it.
-    const name = listing(versions).includes(version)
+    const name = readdirSafe(versions).includes(version)
       ? version
-      : listing(versions)
+      : readdirSafe(versions)
           .filter((n) => n.startsWith(`${version}.`) && /^\d+$/.test(n.slice(version.length + 1)))
           .sort((a, b) => Number(b.slice(version.length + 1)) - Number(a.slice(version.length + 1)))[0];
     const env = name ? path.join(versions, name) : undefined;
     if (env && existsSync(path.join(env, "bin", "python"))) return { env, version: name! };
   }
   return undefined;
-}
-
-function listing(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
 }
 
 function realOrSelf(file: string): string {

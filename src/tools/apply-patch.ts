@@ -5,6 +5,7 @@ import { defineTool } from "../registry.js";
 
 export const applyPatchTool = defineTool({
   name: "apply_patch",
+  effects: { files: "write", starts: "nothing", kills: false, network: false, idempotent: false },
   title: "Apply a patch",
   tier: "write",
   needs: ["files"],

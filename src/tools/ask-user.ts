@@ -4,6 +4,7 @@ import { defineTool } from "../registry.js";
 
 export const askUserTool = defineTool({
   name: "ask_user",
+  effects: { files: "read", starts: "nothing", kills: false, network: false, idempotent: false },
   title: "Ask the person",
   tier: "read",
   needs: ["questions"],

@@ -4,6 +4,8 @@ import { defineTool } from "../registry.js";
 
 export const astEditTool = defineTool({
   name: "ast_edit",
+  // Stages only (resolve writes), with ast_grep's search process.
+  effects: { files: "read", starts: "helpers", kills: false, network: false, idempotent: false },
   title: "Stage a structural rewrite",
   tier: "write",
   needs: ["ast"],

@@ -5,6 +5,8 @@ import { defineTool } from "../registry.js";
 
 export const astGrepTool = defineTool({
   name: "ast_grep",
+  // Its search process is runbound's own (searcher.ts): it runs no code of the repository.
+  effects: { files: "read", starts: "helpers", kills: false, network: false, idempotent: true },
   title: "Search code by its shape",
   tier: "read",
   needs: ["ast"],

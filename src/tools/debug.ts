@@ -7,6 +7,8 @@ import { defineTool } from "../registry.js";
 
 export const debugTool = defineTool({
   name: "debug",
+  // The program writes and reaches what the run's network allows; terminate ends it.
+  effects: { files: "write", starts: "code", kills: true, network: true, idempotent: false },
   title: "Drive a debugger",
   tier: "exec",
   needs: ["debug"],

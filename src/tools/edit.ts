@@ -4,6 +4,7 @@ import { defineTool } from "../registry.js";
 
 export const editTool = defineTool({
   name: "edit",
+  effects: { files: "write", starts: "nothing", kills: false, network: false, idempotent: false },
   title: "Edit a file",
   tier: "write",
   needs: ["files"],

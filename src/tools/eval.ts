@@ -7,6 +7,8 @@ const PROGRESS_EVERY_MS = 5000;
 
 export const evalTool = defineTool({
   name: "eval",
+  // A cell's code writes, starts, and reaches what the run's network allows; reset ends the kernel.
+  effects: { files: "write", starts: "code", kills: true, network: true, idempotent: false },
   title: "Run code in a persistent kernel",
   tier: "exec",
   needs: ["kernels"],

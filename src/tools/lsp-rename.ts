@@ -6,6 +6,7 @@ import { defineTool } from "../registry.js";
 
 export const lspRenameTool = defineTool({
   name: "lsp_rename",
+  effects: { files: "write", starts: "helpers", kills: false, network: true, idempotent: false },
   title: "Rename a symbol everywhere, or move a file with its imports",
   tier: "write",
   needs: ["lsp"],

@@ -13,6 +13,8 @@ import { defineTool, type ToolContext } from "../registry.js";
 
 export const lspTool = defineTool({
   name: "lsp",
+  // Its language servers are runbound's helpers; gopls and rust-analyzer fetch modules and crates (the run's policy).
+  effects: { files: "read", starts: "helpers", kills: false, network: true, idempotent: true },
   title: "Ask the language server",
   tier: "read",
   needs: ["lsp"],

@@ -4,6 +4,7 @@ import { defineTool } from "../registry.js";
 
 export const readTool = defineTool({
   name: "read",
+  effects: { files: "read", starts: "nothing", kills: false, network: false, idempotent: true },
   title: "Read a file",
   tier: "read",
   needs: ["files"],

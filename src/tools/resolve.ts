@@ -3,6 +3,7 @@ import { defineTool } from "../registry.js";
 
 export const resolveTool = defineTool({
   name: "resolve",
+  effects: { files: "write", starts: "nothing", kills: false, network: false, idempotent: false },
   title: "Accept or discard a staged rewrite",
   tier: "write",
   needs: ["ast"],

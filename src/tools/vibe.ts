@@ -11,6 +11,8 @@ const common = { tier: "read" as const, needs: ["vibe" as const], parallelSafe: 
 export const vibeSpawnTool = defineTool({
   ...common,
   name: "vibe_spawn",
+  // The worker works with the calling surface's tools (on full: it writes).
+  effects: { files: "as the surface", starts: "code", kills: false, network: true, idempotent: false },
   runsCode: true,
   title: "Start a background worker",
   description:
@@ -30,6 +32,8 @@ export const vibeSpawnTool = defineTool({
 export const vibeSendTool = defineTool({
   ...common,
   name: "vibe_send",
+  // Re-briefing ends what the worker is doing and sets it working again.
+  effects: { files: "as the surface", starts: "code", kills: true, network: true, idempotent: false },
   title: "Add to a worker's brief",
   description:
     "Append a message to a worker's brief and restart it with the whole brief; the answer says what was interrupted.",
@@ -46,6 +50,7 @@ export const vibeSendTool = defineTool({
 export const vibeWaitTool = defineTool({
   ...common,
   name: "vibe_wait",
+  effects: { files: "read", starts: "nothing", kills: false, network: false, idempotent: true },
   title: "Wait for a worker",
   description:
     "Wait until a worker finishes, or until timeout_seconds pass (a hard deadline); returns its status and result.",
@@ -66,6 +71,7 @@ export const vibeWaitTool = defineTool({
 export const vibeKillTool = defineTool({
   ...common,
   name: "vibe_kill",
+  effects: { files: "read", starts: "nothing", kills: true, network: false, idempotent: true },
   title: "Stop a worker",
   description: "Stop a worker and its whole process tree.",
   input: { worker_id: z.string() },
@@ -79,6 +85,7 @@ export const vibeKillTool = defineTool({
 export const vibeListTool = defineTool({
   ...common,
   name: "vibe_list",
+  effects: { files: "read", starts: "nothing", kills: false, network: false, idempotent: true },
   title: "List the workers",
   description:
     "Every worker of this run: id, label, tier, status, elapsed time, last activity, last result (trimmed).",

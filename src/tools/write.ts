@@ -5,6 +5,7 @@ import { defineTool } from "../registry.js";
 
 export const writeTool = defineTool({
   name: "write",
+  effects: { files: "write", starts: "nothing", kills: false, network: false, idempotent: true },
   title: "Write a file",
   tier: "write",
   needs: ["files"],
