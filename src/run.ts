@@ -7,21 +7,14 @@ import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { linkPrivately, type PrivateLink } from "../transport/link.js";
+import type { PrivateLink } from "../transport/link.js";
 import { ApprovalGate } from "./approvals.js";
-import { AstEngine } from "./ast/engine.js";
-import { DebugSupervisor } from "./dap/supervisor.js";
 import { errorMessage } from "./errors.js";
 import { FileStore } from "./files/store.js";
 import { visibleLine } from "./files/visible.js";
-import { createDispatcher } from "./gate.js";
-import { KernelPool } from "./kernels/pool.js";
 import { Lanes } from "./lanes.js";
-import { afterWriteDiagnosticsSchema } from "./lsp/schema.js";
-import { LanguageService } from "./lsp/service.js";
-import { LspSupervisor } from "./lsp/supervisor.js";
-import { type TrustAsked, WorkspaceTrust } from "./lsp/trust.js";
-import { type Mounted, mountSurface } from "./mount.js";
+import type { TrustAsked } from "./lsp/trust.js";
+import type { Mounted } from "./mount.js";
 import { choosePlace } from "./proc/confined.js";
 import { ProcessTracker } from "./proc/tracker.js";
 import { QuestionDesk } from "./questions/desk.js";
@@ -35,12 +28,11 @@ import {
   type ToolContext,
 } from "./registry.js";
 import type { ResourceKey, Resources } from "./resources.js";
+import { loadRunModules, type RunModules } from "./run-modules.js";
 import { type CallOptions, checkOptionKeys, type LinkOptions, type RunOptions } from "./run-options.js";
 import { defaultHome } from "./setup/home.mjs";
 import { isSurface, SURFACES, type Surface } from "./surfaces.js";
-import { BUILTIN_TOOLS } from "./tools/index.js";
 import { VERSION } from "./version.js";
-import { VibePool } from "./vibe/pool.js";
 
 const SERVER_INFO = { name: "runbound", version: VERSION };
 
@@ -57,7 +49,7 @@ export async function createRun(options: RunOptions): Promise<Run> {
       `createRun: workdir "${options.workdir}" is not a usable directory (${errorMessage(error)})`,
     );
   }
-  return new Run(workdir, options);
+  return new Run(workdir, options, await loadRunModules(options));
 }
 
 export class Run {
@@ -78,13 +70,15 @@ export class Run {
   readonly #servers = new Set<Mounted>();
   readonly #ended = new AbortController();
   readonly #noted = new Set<string>();
+  readonly #modules: RunModules;
   /** Whether what the run starts reaches the network: not in a sandbox whose network is off (tools/list says so). */
   readonly #network: boolean;
   #disposing: Promise<void> | undefined;
 
   /** Use createRun (it checks the workdir). */
-  constructor(workdir: string, options: RunOptions) {
+  constructor(workdir: string, options: RunOptions, modules: RunModules) {
     this.workdir = workdir;
+    this.#modules = modules;
     this.home = options.home ? path.resolve(options.home) : defaultHome();
     const confined = choosePlace(
       options.confine ?? "preferred",
@@ -102,20 +96,20 @@ export class Run {
     this.conversationId = options.conversationId;
     if (options.conversationId) this.#resources.conversation = options.conversationId;
     if (options.files !== false) this.#resources.files = new FileStore(workdir);
-    if (options.ast !== false)
-      this.#resources.ast = new AstEngine(
+    if (modules.ast)
+      this.#resources.ast = new modules.ast.AstEngine(
         workdir,
         this.processes,
         typeof options.ast === "object" ? options.ast : {},
       );
-    if (options.vibe) {
+    if (options.vibe && modules.vibe) {
       // Workers' calls go through the same gate as the model's, but say who made them (approval cards show it).
-      this.#resources.vibe = new VibePool(workdir, this.processes, options.vibe, (surface) =>
+      this.#resources.vibe = new modules.vibe.VibePool(workdir, this.processes, options.vibe, (surface) =>
         this.#link(surface, { name: "runbound-worker", version: VERSION }, "worker"),
       );
     }
-    if (options.kernels !== false) {
-      this.#resources.kernels = new KernelPool(
+    if (modules.kernels) {
+      this.#resources.kernels = new modules.kernels.KernelPool(
         workdir,
         this.processes,
         this.home,
@@ -123,9 +117,9 @@ export class Run {
         options.logger,
       );
     }
-    if (options.debug !== false && options.conversationId) {
+    if (modules.debug && options.conversationId) {
       const debugOptions = typeof options.debug === "object" ? options.debug : {};
-      this.#resources.debug = new DebugSupervisor(
+      this.#resources.debug = new modules.debug.DebugSupervisor(
         workdir,
         options.conversationId,
         this.processes,
@@ -134,7 +128,7 @@ export class Run {
         options.confine === "required",
       );
     }
-    if (options.lsp !== false) this.#wireLsp(options);
+    if (modules.lsp) this.#wireLsp(options, modules.lsp);
     const questions =
       options.questions && ("port" in options.questions ? options.questions : { port: options.questions });
     const space = questions?.space ?? options.conversationId;
@@ -151,7 +145,7 @@ export class Run {
       whyUnwired: (key) => whyUnwired(options, key),
       afterWrite: () => this.#hooks,
     });
-    this.#dispatch = createDispatcher({
+    this.#dispatch = modules.gate.createDispatcher({
       registry: this.#registry,
       lanes: this.#lanes,
       approvals: this.approvals,
@@ -160,19 +154,19 @@ export class Run {
       context: (request, signal) => this.#context(request, signal),
       firstAnswerNote: (spec) => this.#unconfinedNote(spec),
     });
-    for (const spec of BUILTIN_TOOLS) this.#registry.add(spec);
+    for (const spec of modules.tools.BUILTIN_TOOLS) this.#registry.add(spec);
   }
 
   /** Language servers (started lazily) and their diagnostics on every write. */
-  #wireLsp(options: RunOptions): void {
-    const trust = new WorkspaceTrust(options.trust, (what, asked) => this.#askTrust(what, asked));
+  #wireLsp(options: RunOptions, wiring: NonNullable<RunModules["lsp"]>): void {
+    const trust = new wiring.WorkspaceTrust(options.trust, (what, asked) => this.#askTrust(what, asked));
     const lspOptions = typeof options.lsp === "object" ? options.lsp : {};
-    const servers = new LspSupervisor(this.workdir, this.processes, this.home, lspOptions, trust);
-    const lsp = new LanguageService(servers, this.processes);
+    const servers = new wiring.LspSupervisor(this.workdir, this.processes, this.home, lspOptions, trust);
+    const lsp = new wiring.LanguageService(servers, this.processes);
     this.#resources.lsp = lsp;
     this.#hooks.push({
       key: "diagnostics",
-      schema: afterWriteDiagnosticsSchema,
+      schema: wiring.afterWriteDiagnosticsSchema,
       run: (paths, signal) => lsp.afterWrite(paths, signal),
     });
   }
@@ -224,8 +218,9 @@ export class Run {
     caller: Caller,
   ): Promise<Client> {
     this.#assertLive("link");
+    const { mountSurface } = this.#modules.mount;
     const mounted = mountSurface(this.#registry, this.#dispatch, SERVER_INFO, surface, caller, this.#network);
-    const link = await linkPrivately(mounted.server, clientInfo);
+    const link = await this.#modules.link.linkPrivately(mounted.server, clientInfo);
     this.#links.add(link);
     link.client.onclose = () => {
       this.#links.delete(link);
@@ -238,7 +233,7 @@ export class Run {
   mcpServer(options: { surface: Surface }): McpServer {
     const surface = checkSurface(options.surface);
     this.#assertLive("mcpServer");
-    const mounted = mountSurface(
+    const mounted = this.#modules.mount.mountSurface(
       this.#registry,
       this.#dispatch,
       SERVER_INFO,

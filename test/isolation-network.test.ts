@@ -103,7 +103,11 @@ function expectNothingOfA(
   expect(text, where).not.toContain(canary);
   const lines = text.split("\n");
   // The server A's cell started is on A's loopback only: B never counts it its own.
-  expect(lines, where).toContain(`a:${aPorts.served} refused ConnectionRefusedError`);
+  // (The line itself, so that a failure shows what B saw there.)
+  expect(
+    lines.find((l) => l.startsWith(`a:${aPorts.served} `)),
+    where,
+  ).toBe(`a:${aPorts.served} refused ConnectionRefusedError`);
   for (const port of aPorts.all)
     expect(
       lines.find((l) => l.startsWith(`a:${port} `)),

@@ -9,6 +9,7 @@ import { benchCallOverhead } from "./call-overhead.js";
 import { benchDebug } from "./debug.js";
 import { benchEval } from "./eval.js";
 import { benchHostThread } from "./host-thread.js";
+import { benchImport } from "./import.js";
 import { benchLsp } from "./lsp.js";
 import { benchPlaces } from "./places.js";
 import { benchScale } from "./scale.js";
@@ -16,6 +17,7 @@ import { benchVibe } from "./vibe.js";
 
 const only = process.argv[2];
 const results = [
+  ...(!only || only === "import" ? await benchImport() : []),
   ...(!only || only === "overhead" ? [await benchCallOverhead()] : []),
   ...(!only || only === "lsp" ? await benchLsp() : []),
   ...(!only || only === "ast" ? await benchAst() : []),
