@@ -53,8 +53,18 @@ export class RunboundMcpServer implements MCPServer {
     }));
   }
 
-  async callTool(toolName: string, args: Record<string, unknown> | null): Promise<CallToolResultContent> {
-    const result = await this.#connected().callTool({ name: toolName, arguments: args ?? {} });
+  async callTool(
+    toolName: string,
+    args: Record<string, unknown> | null,
+    _meta?: Record<string, unknown> | null,
+    options?: { signal?: AbortSignal },
+  ): Promise<CallToolResultContent> {
+    // The run's signal cancels the tool's call (an eval cell is interrupted); progress keeps a long one alive.
+    const result = await this.#connected().callTool({ name: toolName, arguments: args ?? {} }, undefined, {
+      ...(options?.signal ? { signal: options.signal } : {}),
+      onprogress: () => {},
+      resetTimeoutOnProgress: true,
+    });
     return result.content as CallToolResultContent;
   }
 

@@ -30,6 +30,46 @@ plt.plot([1, 2, 3], [1, 4, 9])
 plt.show()`;
 
 export function modelBackendCases(sdk: string, scripted: ScriptedModel, generate: GenerateText): void {
+  it(`on ${sdk}, aborting generateText interrupts the eval cell it waits on, and the kernel answers the next`, async () => {
+    const model = scripted([
+      () => ({
+        call: {
+          id: "c1",
+          tool: "eval",
+          input: {
+            code: "import time\nopen('started', 'w').close()\nfor _ in range(200):\n    time.sleep(0.1)\nopen('finished', 'w').close()",
+            description: "loop until the harness cancels the call",
+          },
+        },
+      }),
+      () => ({ text: "done" }),
+    ]);
+    const workdir = await workdirWith();
+    const run = track(await createRun({ workdir, lsp: false, approver: "always" }));
+    const client = await run.link({ surface: "full" });
+    const abort = new AbortController();
+    const generating = generate({
+      model,
+      tools: await aiSdkTools(client),
+      prompt: "loop",
+      abortSignal: abort.signal,
+    });
+    generating.catch(() => undefined);
+    // The cell runs once its file is there; then the harness cancels.
+    while (!(await readFile(path.join(workdir, "started")).catch(() => undefined)))
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    abort.abort();
+    await expect(generating).rejects.toThrow();
+    // The loop was interrupted (the kernel keeps its state), so it never finished: the next cell ran at once. Before,
+    // the cancel was dropped, the next cell queued behind the loop, and the loop finished.
+    const next = await call(client, "eval", {
+      code: "import os\nos.path.exists('finished')",
+      description: "check whether the loop ran to its end",
+    });
+    expect(next.structuredContent, JSON.stringify(next.content)).toMatchObject({ status: "ok" });
+    expect((next.structuredContent as { output: string }).output.trim()).toBe("False");
+  }, 120_000);
+
   it(`a worker on ${sdk}'s mock model reads through the run, offered no more than its plan surface`, async () => {
     const offered: string[][] = [];
     const model = scripted([
@@ -118,4 +158,5 @@ export type GenerateText = (options: {
   model: ReturnType<ScriptedModel>;
   tools: Awaited<ReturnType<typeof aiSdkTools>>;
   prompt: string;
+  abortSignal?: AbortSignal;
 }) => Promise<unknown>;

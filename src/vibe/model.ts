@@ -105,9 +105,20 @@ export async function aiSdkTools(
     toolset[t.name] = ai.dynamicTool({
       description: t.description ?? t.name,
       inputSchema: ai.jsonSchema(t.inputSchema as Parameters<AiSdk["jsonSchema"]>[0]),
-      execute: async (input): Promise<CallOutput> => {
+      execute: async (input, options): Promise<CallOutput> => {
         onCall(t.name);
-        const result = await client.callTool({ name: t.name, arguments: input as Record<string, unknown> });
+        const result = await client.callTool(
+          { name: t.name, arguments: input as Record<string, unknown> },
+          undefined,
+          {
+            // Cancelling the AI SDK's call (generateText's abortSignal) cancels the tool's: an eval cell is
+            // interrupted, a debug launch withdrawn. It was dropped, and the cell ran on.
+            ...(options?.abortSignal ? { signal: options.abortSignal } : {}),
+            // A long cell or launch sends progress; each resets the client's 60 s request timeout.
+            onprogress: () => {},
+            resetTimeoutOnProgress: true,
+          },
+        );
         return callOutput(result.content as ContentBlock[]);
       },
       // AI SDK 5 passes the output itself; 6 and 7 pass { toolCallId, input, output }. The cast: one function
