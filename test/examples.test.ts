@@ -9,7 +9,7 @@ import { getAllMcpTools, RunContext } from "@openai/agents";
 import { MockLanguageModelV2 } from "ai-v5/test";
 import { describe, expect, it } from "vitest";
 import { runAgent } from "../examples/ai-sdk-agent.js";
-import { RunboundMcpServer } from "../examples/openai-agents-sdk.js";
+import { RunboundMcpServer } from "../src/adapters/openai-agents.js";
 import { createRun, ProgrammaticQuestionPort } from "../src/index.js";
 import { track, workdirWith, workspaceCopy } from "./helpers.js";
 
@@ -192,7 +192,7 @@ describe("examples/ai-sdk-agent", () => {
   });
 });
 
-describe("examples/openai-agents-sdk", () => {
+describe("runbound/openai-agents in the Agents SDK", () => {
   it("the Agents SDK lists the run's tools for the surface over a link, and its function tool calls through the gate", async () => {
     const workdir = await workdirWith({ "a.txt": "alpha\n" });
     const run = track(await createRun({ workdir, lsp: false }));

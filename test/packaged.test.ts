@@ -237,6 +237,37 @@ describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm, ai }) =
     expect(stderr).not.toMatch(/Warning|Error/);
   });
 
+  it("the adapters load from their subpaths without their frameworks installed, and hand over the surface's tools", async () => {
+    writeFileSync(path.join(project, "adapters.txt"), "alpha\n");
+    const script = `
+      import { createRun } from "runbound";
+      import { aiSdkTools, modelBackend } from "runbound/ai-sdk";
+      import { RunboundMcpServer } from "runbound/openai-agents";
+      import { runboundServer } from "runbound/claude-agent-sdk";
+      const run = await createRun({ workdir: process.cwd(), lsp: false, kernels: false });
+      const server = new RunboundMcpServer(run, "plan");
+      await server.connect();
+      const listed = (await server.listTools()).map((t) => t.name).sort();
+      const read = JSON.stringify(await server.callTool("read", { path: "adapters.txt" }));
+      await server.close();
+      const claude = runboundServer(run, "plan");
+      console.log(JSON.stringify({
+        listed: listed.join(","), plan: run.tools("plan").sort().join(","), read: read.includes("alpha"),
+        allowed: claude.allowedTools.length === listed.length, instance: typeof claude.mcpServers.runbound.instance.connect,
+        aiSdk: typeof aiSdkTools + " " + typeof modelBackend,
+      }));
+      await run.dispose();`;
+    const { stdout } = await inProject("node", ["--input-type=module", "-e", script]);
+    const out = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as Record<string, unknown>;
+    expect(out.listed).toBe(out.plan);
+    expect(out).toMatchObject({
+      read: true,
+      allowed: true,
+      instance: "function",
+      aiSdk: "function function",
+    });
+  });
+
   it("npx runbound setup finds the provisioned home and only checks it", async () => {
     const { stdout } = await inProject("npx", ["runbound", "setup"]);
     for (const id of ["python", "gopls", "delve", "rust-analyzer", "clangd", "lldb", "bubblewrap"])

@@ -1,16 +1,15 @@
 /**
- * runbound's tools in the OpenAI Agents SDK: an MCPServer whose transport is a private link to the run, so the SDK
- * lists and calls runbound's tools without a process or a socket, and every call passes runbound's gate.
+ * `runbound/openai-agents`: runbound's tools in the OpenAI Agents SDK — an MCPServer whose transport is a private
+ * link to the run, so the SDK lists and calls runbound's tools without a process or a socket, and every call passes
+ * runbound's gate. Nothing of the SDK is loaded here (its types only).
  *
- *   const run = await createRun({ workdir, approver: "always" });
+ *   import { RunboundMcpServer } from "runbound/openai-agents";
  *   const agent = new Agent({ name: "coder", instructions: "…", mcpServers: [new RunboundMcpServer(run, "full")] });
- *   const result = await runAgent(agent, "Rename Stock.add to insert");   // `run` from @openai/agents
- *
- * Needs OPENAI_API_KEY (or setDefaultOpenAIClient for another endpoint); type-checked in CI, not run there.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResultContent, MCPServer } from "@openai/agents";
-import type { Run, Surface } from "../src/index.js";
+import type { Run } from "../run.js";
+import type { Surface } from "../surfaces.js";
 
 /** The SDK's tool listing type (not exported by name). */
 type MCPTool = Awaited<ReturnType<MCPServer["listTools"]>>[number];
