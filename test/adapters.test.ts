@@ -3,15 +3,13 @@
  * model-backend tests): each hands the framework the run's tools for a surface, and a call through it passes the
  * gate and can be cancelled. The packaged test imports them from the installed package.
  */
-import { readFile } from "node:fs/promises";
-import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { describe, expect, it } from "vitest";
 import { runboundServer } from "../src/adapters/claude-agent-sdk.js";
 import { RunboundMcpServer } from "../src/adapters/openai-agents.js";
 import { createRun } from "../src/index.js";
-import { call, textOf, track, workdirWith } from "./helpers.js";
+import { CANCELLABLE_LOOP, call, LOOP_FINISHED, loopStarted, textOf, track, workdirWith } from "./helpers.js";
 
 describe("runbound/claude-agent-sdk", () => {
   it("the run's McpServer for the surface under its name, every tool it lists allowed by its SDK name", async () => {
@@ -44,23 +42,20 @@ describe("runbound/openai-agents", () => {
     await server.connect();
     try {
       const abort = new AbortController();
-      const loop =
-        "import time\nopen('started', 'w').close()\nfor _ in range(200):\n    time.sleep(0.1)\nopen('finished', 'w').close()";
       const calling = server.callTool(
         "eval",
-        { code: loop, description: "loop until the harness cancels the call" },
+        { code: CANCELLABLE_LOOP, description: "loop until the harness cancels the call" },
         null,
         {
           signal: abort.signal,
         },
       );
       calling.catch(() => undefined);
-      while (!(await readFile(path.join(workdir, "started")).catch(() => undefined)))
-        await new Promise((resolve) => setTimeout(resolve, 100));
+      await loopStarted(workdir);
       abort.abort();
       await expect(calling).rejects.toThrow();
       const after = await server.callTool("eval", {
-        code: "import os\nos.path.exists('finished')",
+        code: LOOP_FINISHED,
         description: "check whether the loop ran to its end",
       });
       expect(JSON.stringify(after)).toContain("False");

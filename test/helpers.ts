@@ -243,3 +243,16 @@ export function scriptedSession(
   });
   return { session, processes };
 }
+
+/**
+ * A cell that marks `started` in its folder, sleeps 20 s, then marks `finished`: a cancelled call interrupts it,
+ * so `finished` never appears (LOOP_FINISHED says whether it did). For the tests of cancellation through adapters.
+ */
+export const CANCELLABLE_LOOP =
+  "import time\nopen('started', 'w').close()\nfor _ in range(200):\n    time.sleep(0.1)\nopen('finished', 'w').close()";
+export const LOOP_FINISHED = "import os\nos.path.exists('finished')";
+
+/** Resolves once the loop of CANCELLABLE_LOOP runs in `workdir`. */
+export async function loopStarted(workdir: string): Promise<void> {
+  while (!existsSync(path.join(workdir, "started"))) await new Promise((resolve) => setTimeout(resolve, 100));
+}

@@ -6,7 +6,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { expect, it } from "vitest";
 import { aiSdkTools, createRun, modelBackend } from "../src/index.js";
-import { call, track, workdirWith } from "./helpers.js";
+import { CANCELLABLE_LOOP, call, LOOP_FINISHED, loopStarted, track, workdirWith } from "./helpers.js";
 
 /** One model turn: a tool call or a final text. */
 export type Turn = { call: { id: string; tool: string; input: Record<string, unknown> } } | { text: string };
@@ -37,7 +37,7 @@ export function modelBackendCases(sdk: string, scripted: ScriptedModel, generate
           id: "c1",
           tool: "eval",
           input: {
-            code: "import time\nopen('started', 'w').close()\nfor _ in range(200):\n    time.sleep(0.1)\nopen('finished', 'w').close()",
+            code: CANCELLABLE_LOOP,
             description: "loop until the harness cancels the call",
           },
         },
@@ -56,14 +56,13 @@ export function modelBackendCases(sdk: string, scripted: ScriptedModel, generate
     });
     generating.catch(() => undefined);
     // The cell runs once its file is there; then the harness cancels.
-    while (!(await readFile(path.join(workdir, "started")).catch(() => undefined)))
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    await loopStarted(workdir);
     abort.abort();
     await expect(generating).rejects.toThrow();
     // The loop was interrupted (the kernel keeps its state), so it never finished: the next cell ran at once. Before,
     // the cancel was dropped, the next cell queued behind the loop, and the loop finished.
     const next = await call(client, "eval", {
-      code: "import os\nos.path.exists('finished')",
+      code: LOOP_FINISHED,
       description: "check whether the loop ran to its end",
     });
     expect(next.structuredContent, JSON.stringify(next.content)).toMatchObject({ status: "ok" });

@@ -98,8 +98,7 @@ export const ADAPTERS: readonly AdapterSpec[] = [
       const python = choosePython(root, workdir, home, options?.project ?? true);
       if (!python)
         return {
-          missing:
-            "no Python interpreter found (VIRTUAL_ENV, CONDA_PREFIX, .venv, venv, poetry's or pipenv's environment, .python-version, runbound's home, PATH)",
+          missing: `no Python interpreter found (VIRTUAL_ENV, CONDA_PREFIX, .venv, venv, poetry's or pipenv's environment, .python-version, runbound's home, PATH): create the project's environment, or install runbound's: ${setupCommand("python")}`,
         };
       // An environment outside the workdir (poetry's cache, pipenv's home, a harness's) is shown to the sandbox.
       const readable = python.env && !within(python.env, workdir) ? { readable: [python.env] } : {};

@@ -8,10 +8,11 @@
  * itself still runs under the interpreter (`python`).
  */
 import { randomUUID } from "node:crypto";
-import { closeSync, constants, fstatSync, openSync, readSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
+import { visibleTail } from "../files/tail.js";
 import type { Place } from "../proc/place.js";
 
 /** A word for sh: single-quoted. */
@@ -46,9 +47,9 @@ export class InterpreterWatch {
   async failed(interpreter: string, signal: AbortSignal): Promise<never> {
     while (!signal.aborted) {
       await delay(POLL_MS, undefined, { signal }).catch(() => undefined);
-      const code = Number.parseInt(readEnd(this.#status, 16) ?? "", 10);
+      const code = Number.parseInt(visibleTail(this.#status, 16, 1) ?? "", 10);
       if (Number.isNaN(code) || code === 0) continue;
-      const wrote = (readEnd(this.#err, ERR_BYTES) ?? "").trim().split("\n").slice(-3).join(" | ");
+      const wrote = visibleTail(this.#err, ERR_BYTES, 3)?.split("\n").join(" | ");
       throw new Error(
         `the program's interpreter (${interpreter}) exited with code ${code} before debugpy's launcher could connect${wrote ? `; it wrote: ${wrote}` : ""}. Check that its environment runs (its python may point at a Python that is gone)`,
       );
@@ -58,28 +59,5 @@ export class InterpreterWatch {
 
   dispose(): void {
     for (const file of [this.#status, this.#err, this.#script]) rmSync(file, { force: true });
-  }
-}
-
-/**
- * The last `max` bytes of a regular file, never through a link (the scratch folder is the run's processes' to fill)
- * nor blocking on a pipe; undefined when it is not there or not a regular file.
- */
-function readEnd(file: string, max: number): string | undefined {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-  } catch {
-    return undefined;
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) return undefined;
-    const length = Math.min(stats.size, max);
-    const buffer = Buffer.alloc(length);
-    readSync(fd, buffer, 0, length, stats.size - length);
-    return buffer.toString("utf8");
-  } finally {
-    closeSync(fd);
   }
 }

@@ -23,9 +23,13 @@ export function pythonForCells(workdir: string, home: string): { python: string;
   };
 }
 
-/** The project's environments outside the workdir (poetry's cache, pipenv's home): a sandbox must show them. */
-export function environmentsOutside(workdir: string): string[] {
-  return pythonEnvironments(workdir, workdir)
-    .map((env) => env.env)
-    .filter((env) => !within(env, workdir) && path.isAbsolute(env));
+/**
+ * The environment cells run in when it is the project's and outside the workdir (poetry's cache, pipenv's home): a
+ * sandbox must show it, and only it (another environment found there is none of the cells' business).
+ */
+export function environmentsOutside(workdir: string, home: string): string[] {
+  const { python } = pythonForCells(workdir, home);
+  if (python === homeLayout(home).python) return [];
+  const env = path.dirname(path.dirname(python));
+  return within(env, workdir) ? [] : [env];
 }

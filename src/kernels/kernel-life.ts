@@ -3,9 +3,8 @@
  * is told at once with what it wrote to stderr, instead of a call that waits until the harness's request times out.
  * (A kernel that goes later is watched by cell.ts's onGone: during a cell there, between cells in pool.ts.)
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import type { Kernel } from "@jupyterlab/services";
-import { visibleLine, withoutTerminalEscapes } from "../files/visible.js";
+import { visibleTail } from "../files/tail.js";
 import { isGone, onGone } from "./cell.js";
 
 /** Why a kernel did not come up: its process exited, or it did not answer in time. */
@@ -63,35 +62,7 @@ export async function answered(kernel: Kernel.IKernelConnection, timeoutMs: numb
 const TAIL_BYTES = 2000;
 const TAIL_LINES = 12;
 
-/**
- * The last lines a kernel wrote to stderr, as printable text; undefined when there is no such file or nothing in it.
- * Opened without following a link, and only a regular file is read: the kernel is the run's code.
- */
+/** The last lines a kernel wrote to stderr, as printable text; undefined when there is none. */
 export function stderrTail(file: string | undefined): string | undefined {
-  if (!file) return undefined;
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size === 0) return undefined;
-    const length = Math.min(stat.size, TAIL_BYTES);
-    const buffer = Buffer.alloc(length);
-    readSync(fd, buffer, 0, length, stat.size - length);
-    const lines = buffer
-      .toString("utf8")
-      .split("\n")
-      // Colour codes (Deno colours its warnings) are formatting, not words.
-      .map((l) => visibleLine(withoutTerminalEscapes(l).replace(/\r$/, "")).trimEnd())
-      .filter(Boolean);
-    // A cut first line is a piece of a line: left out.
-    if (stat.size > length) lines.shift();
-    const tail = lines.slice(-TAIL_LINES);
-    return tail.length ? tail.join("\n") : undefined;
-  } finally {
-    closeSync(fd);
-  }
+  return file ? visibleTail(file, TAIL_BYTES, TAIL_LINES) : undefined;
 }

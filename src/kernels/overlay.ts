@@ -1,6 +1,6 @@
 /**
  * A confined kernel's environment is read-only to it (runbound's own, or a project's frozen .venv), yet `%pip
- * install` must work and must not download again what the environment has. Measured with pip 24 on numpy, which
+ * install` must work and must not download again what the environment has. Measured with pip 23.2 on numpy, which
  * runbound's environment has: a `--target` folder of the run's own re-downloaded and shadowed it; `--prefix` found it
  * "already satisfied", but on a version change began uninstalling it from the read-only environment. A virtual
  * environment of the run's own layered over the kernel's — its site-packages first, the kernel environment's added

@@ -349,7 +349,7 @@ export class KernelPool {
       [this.#specs.python(python), this.#specs.javascript()],
       this.#processes,
       this.#startMs,
-      environmentsOutside(this.#workdir),
+      environmentsOutside(this.#workdir, this.#home),
     );
     void server.exited?.then(() => this.#serverExited(server));
     return settings;
