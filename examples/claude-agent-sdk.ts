@@ -12,7 +12,7 @@ import { runboundServer } from "../src/adapters/claude-agent-sdk.js";
 import type { Run, Surface } from "../src/index.js";
 
 export async function runClaudeAgent(run: Run, prompt: string, surface: Surface = "full"): Promise<string> {
-  const { mcpServers, allowedTools } = runboundServer(run, surface);
+  const { mcpServers, allowedTools } = await runboundServer(run, surface);
   const messages = query({ prompt, options: { cwd: run.workdir, tools: [], mcpServers, allowedTools } });
   for await (const message of messages) {
     if (message.type === "result") {

@@ -5,8 +5,9 @@
  * vibe_spawn, vibe_send and vibe_kill were listed read-only (they start, re-brief and kill processes that write),
  * eval and debug closed-world (their code has the network by default).
  */
-import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+
 import type { Surface, Tier } from "./surfaces.js";
+import type { ToolAnnotations } from "./tool-result.js";
 
 export interface ToolEffects {
   /**

@@ -3,9 +3,9 @@
  * validate the arguments, ask for approval where the surface gates the tier, serialize non-parallel-safe tools,
  * run the handler, run the after-write hooks, and check the result against the output schema.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import type { JsonSchemaType, JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
+
+import type { JsonSchemaType, JsonSchemaValidator } from "@modelcontextprotocol/server";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 import { z } from "zod";
 import type { ApprovalGate } from "./approvals.js";
 import { errorMessage, ToolError } from "./errors.js";
@@ -21,6 +21,7 @@ import type {
   ToolOutput,
 } from "./registry.js";
 import { describeSurface, surfaceGates, surfaceSees } from "./surfaces.js";
+import type { ToolResult } from "./tool-result.js";
 
 export interface GateDeps {
   readonly registry: Registry;
@@ -100,7 +101,7 @@ async function withAfterWrite(
   deps: GateDeps,
   spec: AnyToolSpec,
   output: ToolOutput<Record<string, unknown>>,
-): Promise<CallToolResult> {
+): Promise<ToolResult> {
   const structured: Record<string, unknown> = { ...output.structured };
   const note = deps.firstAnswerNote?.(spec);
   const texts = note ? [note, output.text] : [output.text];
@@ -137,7 +138,7 @@ function withinBudget(text: string): string {
   return `${text.slice(0, half)}\n… (${cut.toLocaleString("en-US")} characters cut from the middle of this answer, over its ${ANSWER_TEXT_LIMIT.toLocaleString("en-US")}-character budget: ask for less at a time) …\n${text.slice(-half)}`;
 }
 
-export function errorResult(text: string): CallToolResult {
+export function errorResult(text: string): ToolResult {
   return { content: [{ type: "text", text: withinBudget(text) }], isError: true };
 }
 

@@ -58,7 +58,18 @@ export {
   Run,
   type RunOptions,
 } from "./run.js";
+export type { CallToolOptions, CallToolParams, RunLink } from "./run-link.js";
 export { SURFACES, type Surface, TIERS, type Tier } from "./surfaces.js";
+export type {
+  AudioBlock,
+  EmbeddedResourceBlock,
+  ImageBlock,
+  ListedTool,
+  ResourceLinkBlock,
+  TextBlock,
+  ToolAnnotations,
+  ToolResult,
+} from "./tool-result.js";
 export { VERSION } from "./version.js";
 export { type CommandBackendOptions, commandBackend } from "./vibe/command.js";
 export {

@@ -2,21 +2,16 @@
  * Tool specs and the registry of one run. A spec is the whole contract of a tool (name, tier, schemas, the
  * description the model reads); the registry is the run's catalog of them.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+
 import type { z } from "zod";
 import type { ToolEffects } from "./annotations.js";
 import type { ProcessTracker } from "./proc/tracker.js";
 import type { ResourceKey, Resources } from "./resources.js";
 import { type Caller, type Surface, surfaceSees, type Tier } from "./surfaces.js";
+import type { ContentBlock, Progress, ToolResult } from "./tool-result.js";
 
 /** Who issued a call: the model over a link, a kernel cell through `tool()`, or a background worker. */
 export type { Caller } from "./surfaces.js";
-
-export interface Progress {
-  progress: number;
-  total?: number;
-  message?: string;
-}
 
 export interface ToolContext {
   readonly workdir: string;
@@ -32,12 +27,12 @@ export interface ToolContext {
    * Calls another tool of the run as this call's surface sees it (kernels' tool(), workers): the same gate, approvals
    * and after-write hooks as a model's call, with caller "bridge".
    */
-  callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
+  callTool(name: string, args: Record<string, unknown>): Promise<ToolResult>;
   /** The wired resource; a tool only reaches this for keys it declared in `needs`. */
   use<K extends ResourceKey>(key: K): Resources[K];
 }
 
-export type ContentBlock = CallToolResult["content"][number];
+export type { ContentBlock, Progress };
 
 export interface ToolOutput<S> {
   /** What the model reads: relative paths, 1-based lines, counts. */
@@ -107,7 +102,7 @@ export interface CallRequest {
   readonly progress?: (update: Progress) => Promise<void>;
 }
 
-export type Dispatch = (request: CallRequest) => Promise<CallToolResult>;
+export type Dispatch = (request: CallRequest) => Promise<ToolResult>;
 
 /** An after-write hook adds a field to every writing tool's output (e.g. `diagnostics`). */
 export interface AfterWriteHook<V = unknown> {

@@ -4,10 +4,7 @@
  */
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { PrivateLink } from "../transport/link.js";
+import type { McpServer } from "@modelcontextprotocol/server";
 import { ApprovalGate } from "./approvals.js";
 import { errorMessage } from "./errors.js";
 import { FileStore } from "./files/store.js";
@@ -28,10 +25,12 @@ import {
   type ToolContext,
 } from "./registry.js";
 import type { ResourceKey, Resources } from "./resources.js";
+import type { RunLink } from "./run-link.js";
 import { loadRunModules, type RunModules } from "./run-modules.js";
 import { type CallOptions, checkOptionKeys, type LinkOptions, type RunOptions } from "./run-options.js";
 import { defaultHome } from "./setup/home.mjs";
-import { isSurface, SURFACES, type Surface } from "./surfaces.js";
+import { isSurface, SURFACES, type Surface, surfaceSees } from "./surfaces.js";
+import type { ToolResult } from "./tool-result.js";
 import { VERSION } from "./version.js";
 
 const SERVER_INFO = { name: "runbound", version: VERSION };
@@ -66,7 +65,7 @@ export class Run {
   readonly #dispatch: Dispatch;
   readonly #lanes = new Lanes();
   readonly #hooks: AfterWriteHook[] = [];
-  readonly #links = new Set<PrivateLink>();
+  readonly #links = new Set<RunLink>();
   readonly #servers = new Set<Mounted>();
   readonly #ended = new AbortController();
   readonly #noted = new Set<string>();
@@ -202,8 +201,8 @@ export class Run {
     return this.#registry.visible(checkSurface(surface)).map((spec) => spec.name);
   }
 
-  /** An MCP SDK Client joined to this run's tools for `surface` by a private in-memory link. */
-  async link(options: LinkOptions): Promise<Client> {
+  /** A link to this run's tools for `surface`: private and in-memory, nothing listens (see RunLink). */
+  async link(options: LinkOptions): Promise<RunLink> {
     const surface = checkSurface(options.surface);
     return this.#link(
       surface,
@@ -216,31 +215,43 @@ export class Run {
     surface: Surface,
     clientInfo: { name: string; version: string },
     caller: Caller,
-  ): Promise<Client> {
+  ): Promise<RunLink> {
     this.#assertLive("link");
     const { mountSurface } = this.#modules.mount;
-    const mounted = mountSurface(this.#registry, this.#dispatch, SERVER_INFO, surface, caller, this.#network);
-    const link = await this.#modules.link.linkPrivately(mounted.server, clientInfo);
+    const registry = this.#registry;
+    const link = await this.#modules.link.linkPrivately(
+      {
+        // One server per request (how the SDK serves 2026-07-28): it lists the tools the surface sees then.
+        serve: () =>
+          mountSurface(registry, this.#dispatch, SERVER_INFO, {
+            surface,
+            caller,
+            network: this.#network,
+            live: false,
+          }).server,
+        onToolAdded: (listener) =>
+          registry.onAdd((spec) => {
+            if (surfaceSees(surface, spec.tier)) listener();
+          }),
+        onEnd: () => this.#links.delete(link),
+      },
+      clientInfo,
+    );
     this.#links.add(link);
-    link.client.onclose = () => {
-      this.#links.delete(link);
-      mounted.unmount();
-    };
-    return link.client;
+    return link;
   }
 
-  /** The McpServer for `surface`, unconnected, for in-process hosts that connect it themselves. */
+  /**
+   * The MCP SDK (v2) McpServer for `surface`, unconnected, for an in-process host that connects it itself (it
+   * speaks the 2025 protocol versions over the SDK's transports). Hosts on the v1 SDK use their adapter.
+   */
   mcpServer(options: { surface: Surface }): McpServer {
     const surface = checkSurface(options.surface);
     this.#assertLive("mcpServer");
-    const mounted = this.#modules.mount.mountSurface(
-      this.#registry,
-      this.#dispatch,
-      SERVER_INFO,
+    const mounted = this.#modules.mount.mountSurface(this.#registry, this.#dispatch, SERVER_INFO, {
       surface,
-      "model",
-      this.#network,
-    );
+      network: this.#network,
+    });
     this.#servers.add(mounted);
     return mounted.server;
   }
@@ -266,7 +277,7 @@ export class Run {
    * Calls a tool without a link, as `surface` sees it — the entry for kernels' tool() bridge and workers. The
    * same gate applies: a surface that cannot see a tool cannot call it.
    */
-  callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
+  callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<ToolResult> {
     return this.#dispatch({
       name,
       args,

@@ -3,9 +3,10 @@
  * must find the same matches — for every relational and composite operator, constraints and utils. Then the
  * refusals: a misspelled key, a kind the grammar lacks, a bad regex, an unbound constraint, each naming its path.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun, type Run } from "../src/index.js";
+import type { RunLink } from "../src/run-link.js";
 import { astGrepCli, call, suiteWorkdir, textOf, treeOf } from "./helpers.js";
 
 const FILES = {
@@ -133,9 +134,9 @@ function cliMatches(dir: string, c: RuleCase): string[] {
 }
 
 /** A run over FILES for one describe block, with a read-only link. */
-function readonlySuite(): { client: () => Client; dir: () => string } {
+function readonlySuite(): { client: () => RunLink; dir: () => string } {
   let run: Run;
-  let client: Client;
+  let client: RunLink;
   let dir: string;
   let remove: () => Promise<void>;
   beforeAll(async () => {
@@ -179,7 +180,7 @@ describe("ast_grep with a rule: the same matches as ast-grep's CLI", () => {
 
 describe("ast_grep and ast_edit: a rule that cannot be right is refused, naming the key", () => {
   let run: Run;
-  let client: Client;
+  let client: RunLink;
   let dir: string;
   let remove: () => Promise<void>;
   let asked = 0;

@@ -6,10 +6,10 @@
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun, type Run } from "../src/index.js";
 import { isAlive } from "../src/proc/tree.js";
+import type { RunLink } from "../src/run-link.js";
 import { call, suiteWorkdir, textOf } from "./helpers.js";
 
 const FILES = {
@@ -45,7 +45,7 @@ function gdbCanCall(): boolean {
 
 describe("attach by process id", () => {
   let run: Run;
-  let client: Client;
+  let client: RunLink;
   let dir: string;
   let remove: () => Promise<void>;
   const children: ChildProcess[] = [];

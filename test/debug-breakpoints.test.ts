@@ -7,9 +7,9 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun, type Run } from "../src/index.js";
+import type { RunLink } from "../src/run-link.js";
 import { cacheFolder } from "../src/setup/home.mjs";
 import { call, suiteWorkdir, textOf } from "./helpers.js";
 
@@ -159,7 +159,7 @@ const CASES: Case[] = [
 for (const c of CASES) {
   describe(`breakpoints that stop only when it matters, with ${c.adapter}`, () => {
     let run: Run;
-    let client: Client;
+    let client: RunLink;
     let remove: () => Promise<void>;
     const debug = async (args: Record<string, unknown>) => textOf(await call(client, "debug", args));
     beforeAll(async () => {

@@ -5,8 +5,6 @@ import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BreakpointBook } from "../src/dap/breakpoints.js";
 import type { DebugSession } from "../src/dap/session.js";
@@ -15,6 +13,8 @@ import { createRun, type Run } from "../src/index.js";
 import { probeBubblewrap } from "../src/proc/bubblewrap.js";
 import { isAlive } from "../src/proc/tree.js";
 import type { ToolContext } from "../src/registry.js";
+import type { RunLink } from "../src/run-link.js";
+import type { ToolResult } from "../src/tool-result.js";
 import { debugTool } from "../src/tools/debug.js";
 import { call, HOME, scriptedSession, textOf, track, workdirWith, workspaceCopy } from "./helpers.js";
 
@@ -78,7 +78,7 @@ const CASES: Case[] = [
 for (const c of CASES) {
   describe(`debug with ${c.adapter}`, () => {
     let run: Run;
-    let client: Client;
+    let client: RunLink;
     let remove: () => Promise<void>;
     const debug = (args: Record<string, unknown>) => call(client, "debug", args);
 
@@ -667,12 +667,11 @@ describe("a program that never stops", () => {
     const beats: { progress: number; message?: string }[] = [];
     const launched = (await client.callTool(
       { name: "debug", arguments: { operation: "launch", program: "serve.py" } },
-      undefined,
       {
         onprogress: (p) => beats.push(p),
         resetTimeoutOnProgress: true,
       },
-    )) as CallToolResult;
+    )) as ToolResult;
     expect(beats.length).toBeGreaterThan(0);
     expect(beats[0]!.message).toMatch(/^launching serve\.py: \d+ s$/);
     expect(textOf(launched)).toMatch(
@@ -686,7 +685,7 @@ describe("a program that never stops", () => {
 });
 
 /** Sets a breakpoint in the sample's stock.py and launches it: the start of the session fault tests. */
-async function launchStockWithBreakpoint(client: Client): Promise<void> {
+async function launchStockWithBreakpoint(client: RunLink): Promise<void> {
   await call(client, "debug", { operation: "breakpoints", file: "python/inventory/stock.py", lines: [32] });
   await call(client, "debug", { operation: "launch", program: "python/inventory/stock.py" });
 }

@@ -4,14 +4,15 @@
  * return overwrites the line and a backspace steps back, as in a terminal and in Jupyter; `clear_output` clears the
  * text and images before it (with `wait=True`, when the next output comes), and the answer says it did.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun, type Run } from "../src/index.js";
+import type { RunLink } from "../src/run-link.js";
 import { call, suiteWorkdir, textOf } from "./helpers.js";
 
 describe("eval: progress bars and cleared output (ipykernel)", () => {
   let run: Run;
-  let client: Client;
+  let client: RunLink;
   let remove: () => Promise<void>;
   const cell = (code: string) =>
     call(client, "eval", { code, description: "print progress the way a progress bar does" });

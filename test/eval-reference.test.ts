@@ -10,11 +10,11 @@ import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun } from "../src/index.js";
 import { probeBubblewrap } from "../src/proc/bubblewrap.js";
 import { childEnvironment } from "../src/proc/environment.js";
+import type { ToolResult } from "../src/tool-result.js";
 import { call, HOME, textOf, track } from "./helpers.js";
 
 const HERE = path.join(import.meta.dirname, "eval-reference");
@@ -129,7 +129,7 @@ async function runThrough(confine: "required" | "off"): Promise<Record<string, A
           code: source,
           description: "run the next cell of the notebook",
           ...(i === 0 ? { reset: true } : {}),
-        })) as CallToolResult;
+        })) as ToolResult;
         const s = result.structuredContent as { status: string; images: number; error?: Answer["error"] };
         const text = textOf(result).replaceAll(workdir, "<workdir>").replaceAll(layer, "<layer>");
         got.push({ text, images: s.images, status: s.status, ...(s.error ? { error: s.error } : {}) });

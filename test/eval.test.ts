@@ -15,12 +15,12 @@ import {
 import { mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { createRun, defineTool, type LogEntry, type Run, stderrLogger } from "../src/index.js";
 import { descendantsOf, isAlive } from "../src/proc/tree.js";
+import type { RunLink } from "../src/run-link.js";
+import type { ToolResult } from "../src/tool-result.js";
 import { call, HOME, suiteWorkdir, textOf, track, treeOf, workdirWith } from "./helpers.js";
 
 const label = "a cell for the eval tests";
@@ -31,7 +31,7 @@ const KERNEL_ENVIRONMENT =
 
 describe("eval on real kernels", () => {
   let run: Run;
-  let client: Client;
+  let client: RunLink;
   let workdir: string;
   let remove: () => Promise<void>;
   const cell = (code: string, extra: Record<string, unknown> = {}) =>
@@ -90,7 +90,7 @@ describe("eval on real kernels", () => {
   it("returns a matplotlib figure as an image block", async () => {
     const plot = await cell("import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.show()");
     expect(textOf(plot)).toContain("(1 image below)");
-    const image = (plot as CallToolResult).content.find((b) => b.type === "image");
+    const image = (plot as ToolResult).content.find((b) => b.type === "image");
     expect(image).toMatchObject({ type: "image", mimeType: "image/png" });
     expect(
       Buffer.from((image as { data: string }).data, "base64")
@@ -348,13 +348,12 @@ describe("eval: long cells", () => {
     const seen: string[] = [];
     const result = await client.callTool(
       { name: "eval", arguments: { code: "import time\ntime.sleep(6)\n'slept'", description: label } },
-      undefined,
       {
         onprogress: (p) => seen.push(p.message ?? ""),
         timeout: 60_000,
       },
     );
-    expect(textOf(result as CallToolResult)).toBe("'slept'");
+    expect(textOf(result as ToolResult)).toBe("'slept'");
     expect(seen[0]).toMatch(/^cell running for \d+ s$/);
   });
 });

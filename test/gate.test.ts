@@ -379,9 +379,12 @@ describe("dispatch", () => {
     );
     const client = await run.link({ surface: "readonly" });
     const controller = new AbortController();
-    const pending = client.callTool({ name: "slow", arguments: {} }, undefined, {
-      signal: controller.signal,
-    });
+    const pending = client.callTool(
+      { name: "slow", arguments: {} },
+      {
+        signal: controller.signal,
+      },
+    );
     await new Promise((r) => setTimeout(r, 20));
     controller.abort("the user pressed stop");
     await expect(pending).rejects.toThrow();
@@ -409,9 +412,12 @@ describe("dispatch", () => {
     );
     const client = await run.link({ surface: "readonly" });
     const seen: string[] = [];
-    await client.callTool({ name: "steps", arguments: {} }, undefined, {
-      onprogress: (p) => seen.push(`${p.progress}/${p.total} ${p.message}`),
-    });
+    await client.callTool(
+      { name: "steps", arguments: {} },
+      {
+        onprogress: (p) => seen.push(`${p.progress}/${p.total} ${p.message}`),
+      },
+    );
     expect(seen).toEqual(["1/3 step 1", "2/3 step 2", "3/3 step 3"]);
   });
 

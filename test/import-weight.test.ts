@@ -45,7 +45,10 @@ describe("what importing runbound loads", () => {
        const run = await createRun({ workdir: ${JSON.stringify(scratch)}, kernels: false, lsp: false, debug: false });
        await run.dispose();`,
     );
-    expect(loaded).toContain("@modelcontextprotocol/sdk");
+    expect(loaded).toContain("@modelcontextprotocol/server");
+    expect(loaded).toContain("@modelcontextprotocol/client");
+    // The v1 SDK only comes with the Claude Agent SDK's adapter.
+    expect(loaded).not.toContain("@modelcontextprotocol/sdk");
     expect(loaded).toContain("@ast-grep/napi");
     for (const name of ["@jupyterlab/services", "vscode-languageserver-protocol", "@vscode/debugprotocol"])
       expect(loaded, name).not.toContain(name);

@@ -4,11 +4,11 @@
  * made plain, a cut hover saying how much, and a name only in a comment refused with the lines where it is code.
  */
 import { rm } from "node:fs/promises";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clipAround, SNIPPET_WIDTH, snippetOf } from "../src/files/snippet.js";
 import { createRun, type Run } from "../src/index.js";
 import { plainMarkup } from "../src/lsp/markup.js";
+import type { RunLink } from "../src/run-link.js";
 import { answerProject } from "./answer-project.js";
 import { call, textOf } from "./helpers.js";
 
@@ -64,7 +64,7 @@ describe("snippets and markup, as text", () => {
 
 describe("answers from pyright and tsgo", () => {
   let run: Run;
-  let client: Client;
+  let client: RunLink;
   let dir: string;
   const lsp = async (args: Record<string, unknown>) => {
     const result = await call(client, "lsp", args);

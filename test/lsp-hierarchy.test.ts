@@ -3,10 +3,11 @@
  * pyright, gopls, clangd, rust-analyzer for calls; gopls and clangd for types), and one that does not: the same small program in each
  * language — main → report → total → area, a Shape with a Square beneath it.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun, type Run } from "../src/index.js";
 import type { TypeScriptServer } from "../src/lsp/catalog.js";
+import type { RunLink } from "../src/run-link.js";
 import { call, suiteWorkdir, textOf } from "./helpers.js";
 
 interface Case {
@@ -239,7 +240,7 @@ CASES.splice(1, 0, {
 for (const c of CASES) {
   describe(`call_hierarchy and type_hierarchy with ${c.server}`, () => {
     let run: Run;
-    let client: Client;
+    let client: RunLink;
     let remove: () => Promise<void>;
     beforeAll(async () => {
       const dir = await suiteWorkdir(c.files);
@@ -353,7 +354,7 @@ describe("call_hierarchy: bad input, cycles and a wide tree (tsgo)", () => {
     (_, i) => `export function caller${i}(): number {\n  return leaf();\n}`,
   );
   let run: Run;
-  let client: Client;
+  let client: RunLink;
   let remove: () => Promise<void>;
   beforeAll(async () => {
     const dir = await suiteWorkdir({

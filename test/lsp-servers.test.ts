@@ -4,10 +4,10 @@
  */
 import { cp } from "node:fs/promises";
 import path from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun, type Run } from "../src/index.js";
 import type { TypeScriptServer } from "../src/lsp/catalog.js";
+import type { RunLink } from "../src/run-link.js";
 import { call, textOf, workdirWith, workspaceCopy } from "./helpers.js";
 
 const WORKSPACE = path.resolve(import.meta.dirname, "../examples/workspace");
@@ -125,7 +125,7 @@ const CASES: Case[] = [
 for (const c of CASES) {
   describe(`lsp with ${c.server}`, () => {
     let run: Run;
-    let client: Client;
+    let client: RunLink;
     let remove: () => Promise<void>;
 
     beforeAll(async () => {

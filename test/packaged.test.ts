@@ -13,10 +13,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOME, node22, node24, node26 } from "./helpers.js";
-
-const ROOT = path.resolve(import.meta.dirname, "..");
-const run = promisify(execFile);
-const MINUTES = 60_000;
+import { type ExecError, environment, MINUTES, packTarball, ROOT, run } from "./packaging.js";
 
 const PROJECT: Record<string, string> = {
   "pyproject.toml": '[project]\nname = "consumer"\nversion = "0.1.0"\n',
@@ -72,27 +69,6 @@ const PROJECT: Record<string, string> = {
   }),
 };
 
-/** The machine's npm and npx, run by the given Node. */
-const NPM_BIN = path.join(path.dirname(process.execPath), "..", "lib", "node_modules", "npm", "bin");
-
-/** A PATH whose node, npm and npx are `node`'s, without the checkout's node_modules/.bin. */
-function environment(node: string, scratch: string): NodeJS.ProcessEnv {
-  const bin = path.join(scratch, "bin");
-  mkdirSync(bin, { recursive: true });
-  for (const [name, cli] of [
-    ["npm", "npm-cli.js"],
-    ["npx", "npx-cli.js"],
-  ] as const) {
-    writeFileSync(path.join(bin, name), `#!/bin/sh\nexec "${node}" "${path.join(NPM_BIN, cli)}" "$@"\n`);
-    chmodSync(path.join(bin, name), 0o755);
-  }
-  writeFileSync(path.join(bin, "node"), `#!/bin/sh\nexec "${node}" "$@"\n`);
-  chmodSync(path.join(bin, "node"), 0o755);
-  const rest = (process.env.PATH ?? "").split(path.delimiter).filter((d) => !d.startsWith(ROOT));
-  const { VIRTUAL_ENV: _venv, npm_config_prefix: _prefix, ...env } = process.env;
-  return { ...env, PATH: [bin, ...rest].join(path.delimiter), npm_config_update_notifier: "false" };
-}
-
 /** The five-minute example: README's first ```js block under "Use it in your harness". */
 function readmeExample(): string {
   const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
@@ -117,12 +93,7 @@ let tarball = "";
 let packDir = "";
 
 beforeAll(async () => {
-  packDir = await mkdtemp(path.join(tmpdir(), "runbound-pack-"));
-  const { stdout } = await run("npm", ["pack", "--silent", "--pack-destination", packDir], {
-    cwd: ROOT,
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  tarball = path.join(packDir, stdout.trim().split("\n").at(-1) ?? "");
+  ({ tarball, packDir } = await packTarball());
 }, 5 * MINUTES);
 
 afterAll(() => rm(packDir, { recursive: true, force: true }));
@@ -180,7 +151,15 @@ describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm, ai }) =
   /** A script of test/fixtures run inside the project: the JSON object its last line prints, and its stderr. */
   const runFixture = async <T>(name: string): Promise<{ out: T; stderr: string }> => {
     writeFileSync(path.join(project, name), readFileSync(path.join(ROOT, "test/fixtures", name)));
-    const { stdout, stderr } = await inProject("node", [name]);
+    const { stdout, stderr } = await inProject("node", [name]).catch((error: ExecError) => {
+      // A fixture that fails or hangs says how it ended and where it was (its stderr is its timeline).
+      const how = error.killed
+        ? `killed (${error.signal}) at the timeout`
+        : `exit ${error.code ?? error.signal}`;
+      throw new Error(
+        `${name}: ${how}\nstdout: ${error.stdout.slice(-4000)}\nstderr: ${error.stderr.slice(-8000)}`,
+      );
+    });
     return { out: JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as T, stderr };
   };
 
@@ -244,16 +223,19 @@ describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm, ai }) =
       import { aiSdkTools, modelBackend } from "runbound/ai-sdk";
       import { RunboundMcpServer } from "runbound/openai-agents";
       import { runboundServer } from "runbound/claude-agent-sdk";
+      import { langchainTools } from "runbound/langchain";
       const run = await createRun({ workdir: process.cwd(), lsp: false, kernels: false });
       const server = new RunboundMcpServer(run, "plan");
       await server.connect();
       const listed = (await server.listTools()).map((t) => t.name).sort();
       const read = JSON.stringify(await server.callTool("read", { path: "adapters.txt" }));
       await server.close();
-      const claude = runboundServer(run, "plan");
+      // Without the Claude Agent SDK there is no v1 MCP SDK: the adapter says what to install.
+      const claude = await runboundServer(run, "plan").catch((e) => e.message);
+      const langchain = await langchainTools(await run.link({ surface: "plan" })).catch((e) => e.message);
       console.log(JSON.stringify({
         listed: listed.join(","), plan: run.tools("plan").sort().join(","), read: read.includes("alpha"),
-        allowed: claude.allowedTools.length === listed.length, instance: typeof claude.mcpServers.runbound.instance.connect,
+        claude, langchain,
         aiSdk: typeof aiSdkTools + " " + typeof modelBackend,
       }));
       await run.dispose();`;
@@ -262,10 +244,25 @@ describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm, ai }) =
     expect(out.listed).toBe(out.plan);
     expect(out).toMatchObject({
       read: true,
-      allowed: true,
-      instance: "function",
       aiSdk: "function function",
     });
+    expect(out.claude).toMatch(
+      /needs @modelcontextprotocol\/sdk 1\.x.*install @anthropic-ai\/claude-agent-sdk/,
+    );
+  });
+
+  it("pulls in no v1 MCP SDK: the server and the link are on v2", async () => {
+    const { stdout } = await inProject("npm", ["ls", "@modelcontextprotocol/sdk", "--all", "--json"]).catch(
+      (error: ExecError) => error,
+    );
+    expect(JSON.parse(stdout).dependencies ?? {}).toEqual({});
+    const { stdout: v2 } = await inProject("npm", [
+      "ls",
+      "@modelcontextprotocol/server",
+      "--all",
+      "--parseable",
+    ]);
+    expect(v2).toMatch(/@modelcontextprotocol[\\/]server/);
   });
 
   it("npx runbound setup finds the provisioned home and only checks it", async () => {
@@ -281,6 +278,7 @@ describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm, ai }) =
     async () => {
       const { out } = await runFixture<Record<string, string>>("packaged-check.mjs");
       // lsp: pyright and TypeScript 7 from runbound's own dependencies (module resolution), gopls from the home.
+      expect(out.protocol).toBe("2026-07-28");
       expect(out.lsp_status).toMatch(/^ {2}pyright: can serve \. \(starts on first use\)$/m);
       expect(out.lsp_status).toMatch(/^ {2}tsgo: can serve \. \(starts on first use\)$/m);
       expect(out.lsp_status).toMatch(/^ {2}gopls: can serve \. \(starts on first use\)$/m);

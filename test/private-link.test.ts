@@ -1,12 +1,8 @@
 import { readdir, readFile, readlink } from "node:fs/promises";
 import net from "node:net";
-import {
-  CallToolResultSchema,
-  ErrorCode,
-  JSONRPCErrorResponseSchema,
-  JSONRPCRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
-import { describe, expect, it, vi } from "vitest";
+import { createMCPClient } from "@ai-sdk/mcp";
+import { InMemoryTransport, ProtocolErrorCode } from "@modelcontextprotocol/client";
+import { describe, expect, it } from "vitest";
 import { createRun, ProgrammaticQuestionPort } from "../src/index.js";
 import { call, textOf, track, workdirWith } from "./helpers.js";
 
@@ -77,44 +73,69 @@ describe("the private in-memory link", () => {
   it("a malformed tools/call is refused with what to send; another method is not found; calls still work", async () => {
     const run = track(await createRun({ workdir: await workdirWith({ "a.txt": "a\n" }) }));
     const client = await run.link({ surface: "readonly" });
+    // The SDK client underneath sends what a hand-made or foreign client could.
     const raw = (params: Record<string, unknown>) =>
-      client.request({ method: "tools/call", params }, CallToolResultSchema);
+      client.client.request({ method: "tools/call", params: params as never });
     await expect(raw({ arguments: { path: "a.txt" } })).rejects.toMatchObject({
-      code: ErrorCode.InvalidParams,
+      code: ProtocolErrorCode.InvalidParams,
       message: expect.stringMatching(/params\.name, the name of a listed tool/),
     });
     await expect(raw({ name: "read", arguments: ["a.txt"] })).rejects.toMatchObject({
-      code: ErrorCode.InvalidParams,
+      code: ProtocolErrorCode.InvalidParams,
       message: expect.stringMatching(/read: params\.arguments must be an object/),
     });
-    await expect(client.request({ method: "resources/list" }, CallToolResultSchema)).rejects.toMatchObject({
-      code: ErrorCode.MethodNotFound,
+    await expect(client.client.request({ method: "resources/list" })).rejects.toMatchObject({
+      code: ProtocolErrorCode.MethodNotFound,
     });
-    // The harness's own result schema, when it passes one, is still applied; without one the gate's result arrives.
     const parsed = await raw({ name: "read", arguments: { path: "a.txt" } });
     expect(parsed.content[0]).toMatchObject({ type: "text" });
     const direct = await client.callTool({ name: "read", arguments: { path: "a.txt" } });
     expect(direct.structuredContent).toEqual(parsed.structuredContent);
   });
+});
 
-  it("a call's request and response are routed by their keys, without the SDK's failing shape parses", async () => {
-    const run = track(await createRun({ workdir: await workdirWith({ "a.txt": "a\n" }) }));
-    const client = await run.link({ surface: "readonly" });
-    const asRequest = vi.spyOn(JSONRPCRequestSchema, "safeParse");
-    const asError = vi.spyOn(JSONRPCErrorResponseSchema, "safeParse");
+describe("protocol versions", () => {
+  it("the link negotiates 2026-07-28, in-process (server/discover, no initialize), and calls work on it", async () => {
+    const run = track(await createRun({ workdir: await workdirWith({ "a.txt": "alpha\n" }) }));
+    const link = await run.link({ surface: "readonly" });
+    expect(link.protocolVersion).toBe("2026-07-28");
+    expect(link.client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+    expect(textOf(await call(link, "read", { path: "a.txt" }))).toContain("alpha");
+  });
+
+  it("a 2025-era client (the AI SDK's own MCP client) on an in-memory pair to run.mcpServer() lists and calls", async () => {
+    const run = track(await createRun({ workdir: await workdirWith({ "a.txt": "alpha\n" }) }));
+    const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+    // The version the server answers initialize with, as it goes over the pair.
+    let negotiated: unknown;
+    const send = serverEnd.send.bind(serverEnd);
+    serverEnd.send = (message, options) => {
+      const result = (message as { result?: { protocolVersion?: unknown } }).result;
+      if (result?.protocolVersion) negotiated = result.protocolVersion;
+      return send(message, options);
+    };
+    await run.mcpServer({ surface: "plan" }).connect(serverEnd);
+    const mcp = await createMCPClient({ transport: clientEnd });
     try {
-      const answer = await call(client, "read", { path: "a.txt" });
-      expect(textOf(answer)).toMatch(/a/);
-      // Taken the SDK's way, the request is parsed as a result, as an error (both fail) and as a request.
-      expect(asRequest).not.toHaveBeenCalled();
-      expect(asError).not.toHaveBeenCalled();
-      // An error response still arrives as one.
-      await expect(client.request({ method: "resources/list" }, CallToolResultSchema)).rejects.toMatchObject({
-        code: ErrorCode.MethodNotFound,
-      });
+      expect(negotiated).toBe("2025-11-25");
+      const tools = await mcp.tools();
+      expect(Object.keys(tools).sort()).toEqual(run.tools("plan").sort());
+      const answer = (await tools.read!.execute!({ path: "a.txt" }, { toolCallId: "1", messages: [] })) as {
+        content: { type: string; text?: string }[];
+      };
+      expect(answer.content[0]?.text).toContain("alpha");
+      // An error answer arrives as one, with the gate's text.
+      const missing = (await tools.read!.execute!(
+        { path: "nope.txt" },
+        { toolCallId: "2", messages: [] },
+      )) as {
+        content: { text?: string }[];
+        isError?: boolean;
+      };
+      expect(missing.isError).toBe(true);
+      expect(missing.content[0]?.text).toMatch(/nope\.txt/);
     } finally {
-      asRequest.mockRestore();
-      asError.mockRestore();
+      await mcp.close();
     }
   });
 });

@@ -214,12 +214,9 @@ describe("registration follows wiring", () => {
     const full = await run.link({ surface: "full" });
     const plan = await run.link({ surface: "plan" });
     let changed = 0;
-    full.setNotificationHandler(
-      (await import("@modelcontextprotocol/sdk/types.js")).ToolListChangedNotificationSchema,
-      () => {
-        changed++;
-      },
-    );
+    full.onToolsChanged(() => {
+      changed++;
+    });
     run.registerTool(
       defineTool({
         name: "deploy",

@@ -6,9 +6,9 @@
  *   import { RunboundMcpServer } from "runbound/openai-agents";
  *   const agent = new Agent({ name: "coder", instructions: "…", mcpServers: [new RunboundMcpServer(run, "full")] });
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResultContent, MCPServer } from "@openai/agents";
 import type { Run } from "../run.js";
+import type { RunLink } from "../run-link.js";
 import type { Surface } from "../surfaces.js";
 
 /** The SDK's tool listing type (not exported by name). */
@@ -19,7 +19,7 @@ export class RunboundMcpServer implements MCPServer {
   cacheToolsList = true;
   readonly #run: Run;
   readonly #surface: Surface;
-  #client: Client | undefined;
+  #client: RunLink | undefined;
 
   constructor(run: Run, surface: Surface) {
     this.#run = run;
@@ -59,17 +59,20 @@ export class RunboundMcpServer implements MCPServer {
     options?: { signal?: AbortSignal },
   ): Promise<CallToolResultContent> {
     // The run's signal cancels the tool's call (an eval cell is interrupted); progress keeps a long one alive.
-    const result = await this.#connected().callTool({ name: toolName, arguments: args ?? {} }, undefined, {
-      ...(options?.signal ? { signal: options.signal } : {}),
-      onprogress: () => {},
-      resetTimeoutOnProgress: true,
-    });
-    return result.content as CallToolResultContent;
+    const result = await this.#connected().callTool(
+      { name: toolName, arguments: args ?? {} },
+      {
+        ...(options?.signal ? { signal: options.signal } : {}),
+        onprogress: () => {},
+        resetTimeoutOnProgress: true,
+      },
+    );
+    return result.content as unknown as CallToolResultContent;
   }
 
   async invalidateToolsCache(): Promise<void> {}
 
-  #connected(): Client {
+  #connected(): RunLink {
     if (!this.#client)
       throw new Error("RunboundMcpServer: call connect() first (the Agents SDK does, via run())");
     return this.#client;

@@ -3,10 +3,11 @@
  * (`read {"path":"a.txt"}`) or key=value pairs (`read path=a.txt offset=3`); `key=<<` reads a multi-line value
  * up to a line with a single ".". Questions and permission cards appear on the same terminal.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+
 import { LineReader } from "../questions/lines.js";
 import { TerminalQuestionPort } from "../questions/terminal.js";
 import { createRun } from "../run.js";
+import type { RunLink } from "../run-link.js";
 import { isSurface, SURFACES, type Surface } from "../surfaces.js";
 import { commandBackend } from "../vibe/command.js";
 import { renderResult } from "./render.js";
@@ -37,7 +38,7 @@ export async function runConsole(options: {
     ...(options.worker ? { vibe: workerTiers(options.worker) } : {}),
   });
   let surface = options.surface;
-  let client: Client = await run.link({ surface });
+  let client: RunLink = await run.link({ surface });
   console.log(
     `runbound console — workdir ${run.workdir}, surface ${surface}, approvals: ${run.approvals.mode}. Type help.`,
   );

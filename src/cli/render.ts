@@ -1,5 +1,5 @@
 /** Renders tool calls and results for a person reading a terminal (the tour and the console). */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolResult } from "../tool-result.js";
 
 export function indent(text: string, prefix = "    "): string {
   return text
@@ -13,7 +13,7 @@ export function renderCall(surface: string, tool: string, args: Record<string, u
   return `▶ ${surface} › ${tool} ${json.length > 160 ? `${json.slice(0, 160)}…` : json}`;
 }
 
-export function renderResult(result: CallToolResult): string {
+export function renderResult(result: ToolResult): string {
   const parts = result.content.map((block) => {
     if (block.type === "text") return block.text;
     if (block.type === "image")

@@ -6,11 +6,11 @@
 import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { packageRoot } from "../home.js";
 import { renderCard } from "../questions/card.js";
 import { ProgrammaticQuestionPort } from "../questions/programmatic.js";
 import { createRun, type Run } from "../run.js";
+import type { RunLink } from "../run-link.js";
 import { SURFACES, type Surface } from "../surfaces.js";
 import { commandBackend } from "../vibe/command.js";
 import { indent, renderCall, renderResult } from "./render.js";
@@ -47,7 +47,7 @@ export async function runTour(out: (line: string) => void = (line) => console.lo
     heading("1. What each surface sees (tier decides visibility)");
     const clients = await linkEverySurface(run, out);
     const call = async (
-      client: Client,
+      client: RunLink,
       surface: Surface,
       name: string,
       args: Record<string, unknown>,
@@ -98,8 +98,8 @@ function scriptedPerson(out: (line: string) => void): { person: ProgrammaticQues
 }
 
 /** A client per surface, and what each lists (a star marks the tiers that pass the approval gate on full). */
-async function linkEverySurface(run: Run, out: (line: string) => void): Promise<Map<Surface, Client>> {
-  const clients = new Map<Surface, Client>();
+async function linkEverySurface(run: Run, out: (line: string) => void): Promise<Map<Surface, RunLink>> {
+  const clients = new Map<Surface, RunLink>();
   const lists = new Map<Surface, string[]>();
   for (const surface of SURFACES) {
     const client = await run.link({ surface });

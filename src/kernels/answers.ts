@@ -1,7 +1,8 @@
 /** The text a cell's run answers — to the model (eval's answer) and to the cell (a tool() call's reply). */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+
 import { ToolError } from "../errors.js";
 import { plural, withoutTrailing } from "../files/text.js";
+import type { ToolResult } from "../tool-result.js";
 import { type CellOutcome, IMAGE_LIMIT } from "./cell.js";
 import type { EvalAnswer, EvalArgs } from "./schema.js";
 
@@ -74,7 +75,7 @@ export function evalAnswer(result: CellOutcome, language: string, maxCellSeconds
 }
 
 /** tool("eval") from a cell: refused (the cell runs inside this eval call, and would wait for itself forever). */
-export const EVAL_FROM_CELL: CallToolResult = {
+export const EVAL_FROM_CELL: ToolResult = {
   content: [
     {
       type: "text",
@@ -85,7 +86,7 @@ export const EVAL_FROM_CELL: CallToolResult = {
 };
 
 /** A tool() call's reply as the cell's prelude reads it: the text and structured fields, or the error. */
-export function cellReply(reply: CallToolResult): string {
+export function cellReply(reply: ToolResult): string {
   const text = reply.content.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n");
   return JSON.stringify(reply.isError ? { error: text } : { result: { text, ...reply.structuredContent } });
 }

@@ -8,7 +8,6 @@ import { randomBytes } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
 import path from "node:path";
 import { type Kernel, KernelManager, ServerConnection } from "@jupyterlab/services";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import WebSocket from "ws";
 import { errorMessage, ToolError } from "../errors.js";
 import { takeSlot } from "../host-limits.js";
@@ -19,6 +18,7 @@ import type { ProcessTracker } from "../proc/tracker.js";
 import { setupCommand } from "../setup/components.mjs";
 import { homeLayout } from "../setup/home.mjs";
 import { denoBinary } from "../setup/npm.js";
+import type { ToolResult } from "../tool-result.js";
 import { cellReply } from "./answers.js";
 import { type CellOutcome, onGone, runCell } from "./cell.js";
 import { environmentsOutside, pythonForCells } from "./interpreters.js";
@@ -36,7 +36,7 @@ export type { CellOutcome } from "./cell.js";
 export type { KernelLanguage, Sandbox } from "./schema.js";
 
 /** Answers a cell's tool(name, args) call, as the run answers a model's. */
-export type Bridge = (name: string, args: Record<string, unknown>) => Promise<CallToolResult>;
+export type Bridge = (name: string, args: Record<string, unknown>) => Promise<ToolResult>;
 
 export class KernelPool {
   readonly #workdir: string;

@@ -5,8 +5,8 @@
  * or 7), loaded when a worker starts, so runbound imports without it.
  */
 
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { ToolSet } from "ai";
+import type { RunLink } from "../run-link.js";
 import type { WorkerBackend } from "./pool.js";
 
 /**
@@ -94,7 +94,7 @@ interface CallOutput {
  * from `eval` is seen, not described. `onCall` runs before each call (activity for workers).
  */
 export async function aiSdkTools(
-  client: Client,
+  client: RunLink,
   onCall: (name: string) => void = () => {},
 ): Promise<ToolSet> {
   const ai = await loadAiSdk();
@@ -109,7 +109,6 @@ export async function aiSdkTools(
         onCall(t.name);
         const result = await client.callTool(
           { name: t.name, arguments: input as Record<string, unknown> },
-          undefined,
           {
             // Cancelling the AI SDK's call (generateText's abortSignal) cancels the tool's: an eval cell is
             // interrupted, a debug launch withdrawn. It was dropped, and the cell ran on.

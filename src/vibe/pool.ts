@@ -3,11 +3,12 @@
  * harness mapped to that tier. Ids are w1, w2, …; a concurrency limit applies; every wait has a hard deadline; a
  * worker is stopped with its whole process tree; workers end with the run.
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+
 import { ToolError } from "../errors.js";
 import { quotedValue } from "../files/visible.js";
 import { takeSlot } from "../host-limits.js";
 import type { ProcessTracker } from "../proc/tracker.js";
+import type { RunLink } from "../run-link.js";
 import { SURFACES, type Surface } from "../surfaces.js";
 
 import type { WorkerStatus, WorkerTier, WorkerView } from "./schema.js";
@@ -23,7 +24,7 @@ export interface AttemptContext {
   /** Call on every sign of life (output), for `last activity`. */
   readonly onActivity: () => void;
   /** A client linked to the same run on the surface of the call that spawned the worker (never more). */
-  readonly link: () => Promise<Client>;
+  readonly link: () => Promise<RunLink>;
 }
 
 export interface Attempt {
@@ -72,7 +73,7 @@ export class VibePool {
   readonly #workdir: string;
   readonly #processes: ProcessTracker;
   readonly #options: VibeOptions;
-  readonly #link: (surface: Surface) => Promise<Client>;
+  readonly #link: (surface: Surface) => Promise<RunLink>;
   readonly #workers = new Map<string, Worker>();
   #next = 1;
 
@@ -80,7 +81,7 @@ export class VibePool {
     workdir: string,
     processes: ProcessTracker,
     options: VibeOptions,
-    link: (surface: Surface) => Promise<Client>,
+    link: (surface: Surface) => Promise<RunLink>,
   ) {
     this.#workdir = workdir;
     this.#processes = processes;

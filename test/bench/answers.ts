@@ -7,10 +7,10 @@
 import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { fileLines } from "../../src/files/lines.js";
 import { snippetOf } from "../../src/files/snippet.js";
 import { createRun } from "../../src/index.js";
+import type { RunLink } from "../../src/run-link.js";
 import { answerProject } from "../answer-project.js";
 import type { BenchRow } from "./lsp.js";
 
@@ -121,7 +121,7 @@ interface Measured {
   minimal: number;
 }
 
-async function measure(client: Client, workdir: string, queries: readonly Query[]): Promise<Measured[]> {
+async function measure(client: RunLink, workdir: string, queries: readonly Query[]): Promise<Measured[]> {
   const out: Measured[] = [];
   for (const q of queries) {
     for (const [tool, args] of q.before ?? []) await client.callTool({ name: tool, arguments: args });
@@ -134,7 +134,7 @@ async function measure(client: Client, workdir: string, queries: readonly Query[
   return out;
 }
 
-async function inRun<T>(workdir: string, work: (client: Client) => Promise<T>): Promise<T> {
+async function inRun<T>(workdir: string, work: (client: RunLink) => Promise<T>): Promise<T> {
   const run = await createRun({ workdir, conversationId: "bench-answers", approver: "always" });
   try {
     return await work(await run.link({ surface: "full" }));

@@ -1,6 +1,6 @@
 /**
  * `import("runbound")` in a fresh process, from the built package (dist/, what a harness loads), against a fresh
- * process importing the MCP SDK's McpServer (what any MCP-based harness loads anyway). Rounds alternate; medians.
+ * process importing the MCP SDK v2's server package (what any MCP-based harness loads anyway). Rounds alternate; medians.
  * Memory: the fresh process's resident set after the import, for both.
  */
 import { execFileSync } from "node:child_process";
@@ -28,14 +28,14 @@ export async function benchImport() {
   const runbound = path.join(ROOT, "dist/src/index.js");
   for (let round = 0; round < ROUNDS; round++) {
     ours.push(fresh(runbound));
-    base.push(fresh("@modelcontextprotocol/sdk/server/mcp.js"));
+    base.push(fresh("@modelcontextprotocol/server"));
   }
   return [
     {
       name: "import('runbound'), fresh process",
       ours: median(ours.map((r) => r.ms)),
       base: median(base.map((r) => r.ms)),
-      baseline: "import of the MCP SDK's McpServer",
+      baseline: "import of the MCP SDK v2's server",
     },
     {
       name: "  resident MB after it (as ms column)",

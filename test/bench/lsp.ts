@@ -11,11 +11,11 @@ import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { createRun, defineTool } from "../../src/index.js";
 import { diagnosticsOf } from "../../src/lsp/diagnostics.js";
 import { LspSupervisor } from "../../src/lsp/supervisor.js";
 import { ProcessTracker } from "../../src/proc/tracker.js";
+import type { RunLink } from "../../src/run-link.js";
 import { defaultHome } from "../../src/setup/home.mjs";
 
 const WORKSPACE = path.resolve(import.meta.dirname, "../../examples/workspace");
@@ -174,7 +174,7 @@ const PAIR = "raw pair of requests (prepare, then the level), same server";
  */
 async function benchHierarchy(
   t: Target,
-  client: Client,
+  client: RunLink,
   server: Awaited<ReturnType<LspSupervisor["clientFor"]>>["client"],
   uri: string,
   position: { line: number; character: number },
@@ -309,7 +309,7 @@ async function benchLargeProject(): Promise<BenchRow[]> {
 async function benchWriteToDiagnostics(
   t: Target,
   dir: string,
-  client: Client,
+  client: RunLink,
   supervisor: LspSupervisor,
 ): Promise<BenchRow> {
   const rel = EDITED[t.server]!;

@@ -8,8 +8,8 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { type ContainerOptions, createRun, type Run } from "../../src/index.js";
+import type { RunLink } from "../../src/run-link.js";
 import { defaultHome, homeLayout } from "../../src/setup/home.mjs";
 import { npmBin } from "../../src/setup/npm.js";
 
@@ -38,12 +38,12 @@ function workdir(): string {
 
 interface Side {
   readonly run: Run;
-  readonly client: Client;
+  readonly client: RunLink;
   readonly cold: { cell: number; launch: number; definition: number };
 }
 
-const call = (client: Client, name: string, args: Record<string, unknown>) =>
-  client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
+const call = (client: RunLink, name: string, args: Record<string, unknown>) =>
+  client.callTool({ name, arguments: args }, { timeout: 120_000 });
 
 let made = 0;
 
@@ -143,7 +143,7 @@ export async function benchPlaces() {
     const cold = (of: keyof typeof colds, what: keyof Side["cold"]) => median(colds[of].map((c) => c[what]));
     if (confined.run.processes.confinedPlace.kind !== "confined")
       throw new Error(`the places bench needs confinement: ${confined.run.unconfined}`);
-    const pair = async (op: (client: Client) => Promise<unknown>, ours: Side = confined) => {
+    const pair = async (op: (client: RunLink) => Promise<unknown>, ours: Side = confined) => {
       const a: number[] = [];
       const b: number[] = [];
       for (let i = 0; i < CALLS; i++) {
@@ -156,10 +156,10 @@ export async function benchPlaces() {
       }
       return { ours: median(a), base: median(b) };
     };
-    const evalCell = (c: Client) =>
+    const evalCell = (c: RunLink) =>
       call(c, "eval", { code: "1+1", description: "a cell for the places bench" });
-    const stepOver = (c: Client) => call(c, "debug", { operation: "step_over" });
-    const define = (c: Client) =>
+    const stepOver = (c: RunLink) => call(c, "debug", { operation: "step_over" });
+    const define = (c: RunLink) =>
       call(c, "lsp", { action: "definition", file: "app.py", line: 5, symbol: "greet" });
     const baseline = "the same call on the host (confine off)";
     const rows = [

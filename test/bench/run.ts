@@ -18,7 +18,7 @@ import { benchVibe } from "./vibe.js";
 const only = process.argv[2];
 const results = [
   ...(!only || only === "import" ? await benchImport() : []),
-  ...(!only || only === "overhead" ? [await benchCallOverhead()] : []),
+  ...(!only || only === "overhead" ? await benchCallOverhead() : []),
   ...(!only || only === "lsp" ? await benchLsp() : []),
   ...(!only || only === "ast" ? await benchAst() : []),
   ...(!only || only === "debug" ? await benchDebug() : []),

@@ -9,9 +9,9 @@ import { readFileSync } from "node:fs";
 import { cp, mkdtemp, rm } from "node:fs/promises";
 import { freemem, tmpdir } from "node:os";
 import path from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { createRun, type Run } from "../../src/index.js";
 import { descendantsOf } from "../../src/proc/tree.js";
+import type { RunLink } from "../../src/run-link.js";
 import type { BenchRow } from "./lsp.js";
 
 const WORKSPACE = path.resolve(import.meta.dirname, "../../examples/workspace");
@@ -97,7 +97,7 @@ const percentile = (xs: number[], p: number) =>
 
 interface Live {
   run: Run;
-  client: Client;
+  client: RunLink;
   dir: string;
 }
 
