@@ -54,3 +54,26 @@ describe("what importing runbound loads", () => {
       expect(loaded, name).not.toContain(name);
   });
 });
+
+describe("what a bundler keeps", () => {
+  it("sideEffects: false — a harness bundling one helper keeps that helper's module, not the modules around it", async () => {
+    const { build } = await import("esbuild");
+    const bundled = await build({
+      stdin: { contents: `export { defineTool } from ${index};`, resolveDir: ROOT, loader: "ts" },
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      packages: "external",
+      write: false,
+      metafile: true,
+      logLevel: "silent",
+    });
+    const [output] = Object.values(bundled.metafile.outputs);
+    const kept = Object.entries(output!.inputs)
+      .filter(([, input]) => input.bytesInOutput > 0)
+      .map(([file]) => file)
+      .sort();
+    // Without the flag, every module the index reaches that has a top-level statement was kept (36 here).
+    expect(kept).toEqual(["src/index.ts", "src/registry.ts"]);
+  });
+});

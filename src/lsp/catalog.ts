@@ -1,3 +1,5 @@
+import path from "node:path";
+import { rootsIn } from "../files/roots.js";
 import type { BinaryCandidate } from "../proc/binaries.js";
 import { setupCommand } from "../setup/components.mjs";
 import { npmBin } from "../setup/npm.js";
@@ -13,10 +15,20 @@ export interface ServerSpec {
   readonly name: string;
   /** Extension (with dot) → LSP language id. */
   readonly languages: Readonly<Record<string, string>>;
-  /** Files whose presence marks a root, nearest first while walking up from the file. */
+  /** Whole file names (no extension to go by: `Dockerfile`, `Dockerfile.dev`) → LSP language id. */
+  readonly fileNames?: readonly { readonly pattern: RegExp; readonly language: string }[];
+  /**
+   * Files whose presence marks a root, nearest first while walking up from the file. None: the workdir is the root
+   * (languages without a project file).
+   */
   readonly rootMarkers: readonly string[];
   /** Tried in order; the first that resolves is used. */
   readonly candidates: readonly BinaryCandidate[];
+  /**
+   * false: the server has no workspace symbol search (measured), so a query across the workspace does not name it as
+   * a server that could have searched.
+   */
+  readonly searchesWorkspace?: false;
   /** Answers to workspace/configuration, by section. */
   readonly settings?: Readonly<Record<string, unknown>>;
   readonly initializationOptions?: Readonly<Record<string, unknown>>;
@@ -67,6 +79,9 @@ export interface ServerSpec {
 
 export type TypeScriptServer = "tsgo" | "typescript-language-server";
 
+/** Which server serves Python: pyright (runbound's own dependency) or basedpyright (its fork, from setup). */
+export type PythonServer = "pyright" | "basedpyright";
+
 /** For a server runbound ships as an npm dependency: missing means the install itself is broken. */
 const REINSTALL = (pkg: string) =>
   `runbound ships ${pkg} as a dependency and it did not resolve from runbound's module; reinstall: npm install runbound`;
@@ -74,6 +89,8 @@ const REINSTALL = (pkg: string) =>
 export interface CatalogOptions {
   /** Which TypeScript server serves TS/JS: TypeScript 7's native `tsc --lsp` (default) or the classic one. */
   readonly typescript?: TypeScriptServer;
+  /** Which server serves Python: pyright (default) or basedpyright. */
+  readonly python?: PythonServer;
   /** Embedded binaries runbound resolves from its own dependencies. */
   readonly embedded: { tsgo(): string | undefined; tsserverPath(): string | undefined };
 }
@@ -125,22 +142,7 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
           install: REINSTALL("TypeScript 7 (typescript@7)"),
         };
   return [
-    {
-      id: "pyright",
-      name: "Pyright",
-      languages: { ".py": "python", ".pyi": "python" },
-      rootMarkers: ["pyproject.toml", "pyrightconfig.json", "setup.py", "setup.cfg", "requirements.txt"],
-      candidates: [
-        {
-          name: "pyright-langserver",
-          args: ["--stdio"],
-          embedded: () => npmBin("pyright", "pyright-langserver"),
-        },
-      ],
-      settings: { python: { analysis: { diagnosticMode: "openFilesOnly", autoSearchPaths: true } } },
-      confirmReferencesMs: 15_000,
-      install: REINSTALL("pyright"),
-    },
+    python(options.python ?? "pyright"),
     typescript,
     {
       id: "gopls",
@@ -205,6 +207,7 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
         note: "rust-analyzer runs without build scripts, proc macros and cargo check (each runs the project's code), and with rustup's default toolchain and cargo's own rustc whatever the project's rust-toolchain.toml or .cargo/config.toml name; type errors that only cargo check finds are not reported",
       },
     },
+    ...npmServers(),
     {
       id: "dart",
       name: "Dart analysis server",
@@ -216,7 +219,147 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
   ];
 }
 
-export function languageOf(spec: ServerSpec, file: string): string | undefined {
-  const dot = file.lastIndexOf(".");
-  return dot === -1 ? undefined : spec.languages[file.slice(dot).toLowerCase()];
+/** A server's roots in the workdir: its marked folders, or the workdir where a file it serves lies near the top. */
+export function rootsOf(workdir: string, spec: ServerSpec): string[] {
+  return rootsIn(workdir, spec.rootMarkers, (name) => languageOf(spec, name) !== undefined);
 }
+
+/** Why a server has no root in the workdir, for `status`. */
+export function noRootReason(spec: ServerSpec): string {
+  if (spec.rootMarkers.length) return `no root marker (${spec.rootMarkers.join(", ")}) in the workdir`;
+  const kinds = [...Object.keys(spec.languages), ...(spec.fileNames ?? []).map((f) => f.pattern.source)];
+  return `no file it serves (${kinds.join(", ")}) in the workdir or a folder just below`;
+}
+
+export function languageOf(spec: ServerSpec, file: string): string | undefined {
+  const name = path.basename(file);
+  const byName = spec.fileNames?.find((f) => f.pattern.test(name))?.language;
+  if (byName) return byName;
+  const dot = name.lastIndexOf(".");
+  return dot === -1 ? undefined : spec.languages[name.slice(dot).toLowerCase()];
+}
+
+/** How a server from the `language-servers` component is installed. */
+const NPM_SERVER_INSTALL = `${setupCommand("language-servers")} (npm installs it into runbound's home)`;
+
+/** The servers of the `language-servers` component (runbound's home, from npm): no project file marks a root. */
+function npmServers(): ServerSpec[] {
+  const vscode = (
+    id: string,
+    name: string,
+    languages: Record<string, string>,
+    settings: Record<string, unknown>,
+  ) => ({
+    id,
+    name,
+    languages,
+    rootMarkers: [],
+    candidates: [{ name: `vscode-${id}-language-server`, args: ["--stdio"] }],
+    searchesWorkspace: false as const,
+    // Schemas are not fetched: a confined run has no network by default, and a repository's `$schema` URL would
+    // make the server reach wherever it names.
+    settings,
+    install: NPM_SERVER_INSTALL,
+  });
+  return [
+    {
+      id: "bash",
+      name: "bash-language-server",
+      languages: { ".sh": "shellscript", ".bash": "shellscript" },
+      rootMarkers: [],
+      candidates: [{ name: "bash-language-server", args: ["start"] }],
+      // Measured: its answers in the first ~0.6 s are empty (its parser is loading) and it reports no progress, so
+      // the first document waits this bound once per start.
+      warmupMs: 1500,
+      install: NPM_SERVER_INSTALL,
+    },
+    {
+      id: "yaml",
+      name: "yaml-language-server",
+      languages: { ".yaml": "yaml", ".yml": "yaml" },
+      rootMarkers: [],
+      candidates: [{ name: "yaml-language-server", args: ["--stdio"] }],
+      searchesWorkspace: false,
+      settings: { yaml: { validate: true, hover: true, completion: true, schemaStore: { enable: false } } },
+      install: NPM_SERVER_INSTALL,
+    },
+    vscode(
+      "json",
+      "vscode-json-language-server",
+      { ".json": "json", ".jsonc": "jsonc" },
+      {
+        json: { validate: { enable: true }, schemaDownload: { enable: false } },
+      },
+    ),
+    vscode(
+      "css",
+      "vscode-css-language-server",
+      { ".css": "css", ".scss": "scss", ".less": "less" },
+      {
+        css: { validate: true },
+        scss: { validate: true },
+        less: { validate: true },
+      },
+    ),
+    vscode(
+      "html",
+      "vscode-html-language-server",
+      { ".html": "html", ".htm": "html" },
+      {
+        html: { validate: { scripts: true, styles: true } },
+      },
+    ),
+    {
+      id: "dockerfile",
+      name: "dockerfile-language-server",
+      languages: { ".dockerfile": "dockerfile" },
+      fileNames: [{ pattern: /^(Docker|Container)file(\..+)?$/, language: "dockerfile" }],
+      rootMarkers: [],
+      candidates: [{ name: "docker-langserver", args: ["--stdio"] }],
+      searchesWorkspace: false,
+      install: NPM_SERVER_INSTALL,
+    },
+  ];
+}
+
+const PYTHON_ROOT_MARKERS = [
+  "pyproject.toml",
+  "pyrightconfig.json",
+  "setup.py",
+  "setup.cfg",
+  "requirements.txt",
+];
+
+function python(server: PythonServer): ServerSpec {
+  // Only open files are checked on the fly; the project as a whole is `diagnostics "*"`'s job.
+  const analysis = { diagnosticMode: "openFilesOnly", autoSearchPaths: true };
+  if (server === "basedpyright")
+    return {
+      id: "basedpyright",
+      name: "basedpyright",
+      languages: PYTHON_LANGUAGES,
+      rootMarkers: [...PYTHON_ROOT_MARKERS, "basedpyrightconfig.json"],
+      candidates: [{ name: "basedpyright-langserver", args: ["--stdio"] }],
+      settings: { basedpyright: { analysis } },
+      confirmReferencesMs: 15_000,
+      install: NPM_SERVER_INSTALL,
+    };
+  return {
+    id: "pyright",
+    name: "Pyright",
+    languages: PYTHON_LANGUAGES,
+    rootMarkers: PYTHON_ROOT_MARKERS,
+    candidates: [
+      {
+        name: "pyright-langserver",
+        args: ["--stdio"],
+        embedded: () => npmBin("pyright", "pyright-langserver"),
+      },
+    ],
+    settings: { python: { analysis } },
+    confirmReferencesMs: 15_000,
+    install: REINSTALL("pyright"),
+  };
+}
+
+const PYTHON_LANGUAGES = { ".py": "python", ".pyi": "python" };

@@ -3,10 +3,10 @@ import path from "node:path";
 import type { Diagnostic } from "vscode-languageserver-protocol";
 import { ToolError } from "../errors.js";
 import { confineExisting } from "../files/paths.js";
-import { rootsIn } from "../files/roots.js";
 import { plural } from "../files/text.js";
 import { shownPath } from "../files/visible.js";
 import type { ProcessTracker } from "../proc/tracker.js";
+import { rootsOf } from "./catalog.js";
 import {
   diagnosticRow,
   diagnosticsOf,
@@ -14,7 +14,7 @@ import {
   groupedDiagnosticLines,
   sortDiagnostics,
 } from "./diagnostics.js";
-import { type CheckRun, runCheck } from "./project-check.js";
+import { type CheckRun, hasChecker, runCheck } from "./project-check.js";
 import type { DiagnosticRow, LspAnswer } from "./schema.js";
 import { type LspBase, snippetReader } from "./target.js";
 
@@ -72,10 +72,14 @@ export async function projectDiagnostics(
   signal: AbortSignal,
   progress: (p: { progress: number; total?: number; message?: string }) => Promise<void>,
 ): Promise<LspAnswer> {
-  const jobs = base.supervisor.specs.flatMap((spec) =>
-    rootsIn(base.workdir, spec.rootMarkers).map((root) => ({ spec, root })),
+  const served = base.supervisor.specs.flatMap((spec) =>
+    rootsOf(base.workdir, spec).map((root) => ({ spec, root })),
   );
-  if (jobs.length === 0)
+  // A server of a format without projects (YAML, JSON, CSS, …) has no project-wide checker: its files are checked
+  // one by one (`file`, or on write), and said so in one line rather than as a check that did not run.
+  const perFileOnly = served.filter(({ spec }) => spec.rootMarkers.length === 0 && !hasChecker(spec));
+  const jobs = served.filter((job) => !perFileOnly.includes(job));
+  if (jobs.length === 0 && perFileOnly.length === 0)
     throw new ToolError(
       "No project root of any known language was found in the workdir, so there is nothing to check.",
     );
@@ -124,6 +128,11 @@ export async function projectDiagnostics(
   const text = [
     `Project-wide check: ${plural(rows.length, "finding")} in ${plural(perFile.size, "file")}${complete ? "" : " (some checks did not run — see below; this is not a clean bill for them)"}.`,
     ...notes.map((n) => `  ${n}`),
+    ...(perFileOnly.length
+      ? [
+          `Checked per file only (no project-wide checker; pass \`file\`, or they report on write): ${perFileOnly.map(({ spec }) => spec.id).join(", ")}.`,
+        ]
+      : []),
     ...(partial
       ? [
           "Per file:",

@@ -1,7 +1,8 @@
 /**
  * Server markup as plain text for the model: the HTML entities and markdown escapes that servers put in prose
  * (pyright writes a docstring's indentation as `&nbsp;` and `allow_redirects` as `allow\_redirects`) decoded, and
- * the two trailing spaces of a markdown line break dropped. Code — fenced blocks and inline spans — is left as is.
+ * the two trailing spaces of a markdown line break dropped, images inlined as data: URLs left out. Code — fenced
+ * blocks and inline spans — is left as is.
  */
 import { withoutTrailing } from "../files/text.js";
 
@@ -26,6 +27,9 @@ function plainProse(text: string): string {
       i % 2 === 1
         ? part
         : part
+            // An image inlined as a data: URL (the CSS and HTML servers' "Baseline" badge, ~2 KB of base64 an
+            // answer) says nothing a model can read: left out.
+            .replace(/!\[[^\]\n]*\]\(data:[^)\s]*\)/g, "")
             .replace(/&(#[xX][0-9a-fA-F]+|#[0-9]+|[a-z]+);/g, decodeEntity)
             .replace(/\\([\\`*_{}[\]()#+\-.!|<>~])/g, "$1"),
     )

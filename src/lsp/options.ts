@@ -1,5 +1,5 @@
 /** What a harness sets for a run's language servers (`createRun({ lsp })`). */
-import type { ServerSpec, TypeScriptServer } from "./catalog.js";
+import type { PythonServer, ServerSpec, TypeScriptServer } from "./catalog.js";
 
 export interface LspTimeouts {
   /** initialize. Default 30 s. */
@@ -12,6 +12,8 @@ export interface LspTimeouts {
 
 export interface LspOptions {
   readonly typescript?: TypeScriptServer;
+  /** The Python server: pyright (default, shipped) or basedpyright (`npx runbound setup --only language-servers`). */
+  readonly python?: PythonServer;
   readonly timeouts?: Partial<LspTimeouts>;
   /** Replace or add catalog entries (matched by id). */
   readonly servers?: readonly ServerSpec[];

@@ -66,6 +66,35 @@ function lineFindings(
 }
 const MAX_NAME_LINES = 8;
 
+/** pyright and its fork basedpyright: the same command line and JSON report. */
+function pyrightCheck(binary: "pyright" | "basedpyright", embedded?: () => string | undefined): Checker {
+  return {
+    binary,
+    ...(embedded ? { embedded } : {}),
+    args: () => ["--outputjson"],
+    parse: (out) => {
+      const json = JSON.parse(out.slice(out.indexOf("{"))) as {
+        generalDiagnostics?: {
+          file: string;
+          severity: string;
+          message: string;
+          rule?: string;
+          range?: { start: { line: number; character: number } };
+        }[];
+      };
+      return (json.generalDiagnostics ?? []).map((d) => ({
+        path: d.file,
+        line: (d.range?.start.line ?? 0) + 1,
+        column: (d.range?.start.character ?? 0) + 1,
+        severity: sev(d.severity),
+        ...(d.rule ? { code: d.rule } : {}),
+        source: binary,
+        message: d.message,
+      }));
+    },
+  };
+}
+
 const CHECKERS: Record<string, Checker> = {
   tsgo: {
     binary: "tsgo",
@@ -93,31 +122,8 @@ const CHECKERS: Record<string, Checker> = {
         message: m[6]!,
       })),
   },
-  pyright: {
-    binary: "pyright",
-    embedded: () => npmBin("pyright", "pyright"),
-    args: () => ["--outputjson"],
-    parse: (out) => {
-      const json = JSON.parse(out.slice(out.indexOf("{"))) as {
-        generalDiagnostics?: {
-          file: string;
-          severity: string;
-          message: string;
-          rule?: string;
-          range?: { start: { line: number; character: number } };
-        }[];
-      };
-      return (json.generalDiagnostics ?? []).map((d) => ({
-        path: d.file,
-        line: (d.range?.start.line ?? 0) + 1,
-        column: (d.range?.start.character ?? 0) + 1,
-        severity: sev(d.severity),
-        ...(d.rule ? { code: d.rule } : {}),
-        source: "pyright",
-        message: d.message,
-      }));
-    },
-  },
+  pyright: pyrightCheck("pyright", () => npmBin("pyright", "pyright")),
+  basedpyright: pyrightCheck("basedpyright"),
   gopls: {
     binary: "go",
     args: () => ["vet", "./..."],
@@ -187,6 +193,15 @@ const CHECKERS: Record<string, Checker> = {
 const CHECK_TIMEOUT_MS = 180_000;
 const MAX_OUTPUT = 20 * 1024 * 1024;
 
+/** Whether `spec` has a project-wide checker. */
+export function hasChecker(spec: ServerSpec): boolean {
+  return CHECKERS[checkerId(spec)] !== undefined;
+}
+
+function checkerId(spec: ServerSpec): string {
+  return spec.id === "typescript-language-server" ? "tsgo" : spec.id;
+}
+
 export async function runCheck(
   spec: ServerSpec,
   root: string,
@@ -196,7 +211,7 @@ export async function runCheck(
   home: string,
   trusted: boolean,
 ): Promise<CheckRun> {
-  const checker = CHECKERS[spec.id === "typescript-language-server" ? "tsgo" : spec.id];
+  const checker = CHECKERS[checkerId(spec)];
   const noChecker = (note: string): CheckRun => ({
     server: spec.id,
     root,

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ToolError } from "../errors.js";
-import { rootAbove, rootsIn } from "../files/roots.js";
+import { rootAbove } from "../files/roots.js";
 import { shownPath } from "../files/visible.js";
 import { checkedCap, takeSlot } from "../host-limits.js";
 import { IdleCheck, idleSecondsOf } from "../idle.js";
@@ -15,7 +15,7 @@ import { type Resolved, resolveBinary } from "../proc/binaries.js";
 import type { Place } from "../proc/place.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { tsgoBinary, tsserverPath } from "../setup/npm.js";
-import { catalog, languageOf, type ServerSpec } from "./catalog.js";
+import { catalog, languageOf, rootsOf, type ServerSpec } from "./catalog.js";
 import { LspClient } from "./client.js";
 import {
   availability,
@@ -68,6 +68,7 @@ export class LspSupervisor {
     this.home = home;
     const base = catalog({
       typescript: options.typescript ?? "tsgo",
+      python: options.python ?? "pyright",
       embedded: { tsgo: tsgoBinary, tsserverPath },
     });
     const overrides = options.servers ?? [];
@@ -107,7 +108,7 @@ export class LspSupervisor {
   /** What trusting the workspace would run anywhere in it (for requests that span it). */
   projectCodeAnywhere(): string | undefined {
     for (const spec of this.#specs) {
-      const root = rootsIn(this.workdir, spec.rootMarkers)[0];
+      const root = rootsOf(this.workdir, spec)[0];
       const what = root && projectCodeAt(spec, root, this.workdir, this.home);
       if (what) return what;
     }
@@ -338,7 +339,7 @@ export class LspSupervisor {
    * what `status`, a start and `runbound doctor` all go by.
    */
   locate(spec: ServerSpec): { roots: string[]; resolved: Resolved | undefined } {
-    const roots = rootsIn(this.workdir, spec.rootMarkers);
+    const roots = rootsOf(this.workdir, spec);
     const at = roots[0] ?? this.workdir;
     const resolved = spec.candidates
       .map((c) => resolveBinary(c, at, this.workdir, this.home, { project: this.trusted }))
@@ -352,7 +353,7 @@ export class LspSupervisor {
     // One server's notes look up its own binaries only: every catalog entry's slowed each run's first answer.
     const specs = server === undefined ? this.specs : this.specs.filter((spec) => spec.id === server);
     return specs.flatMap((spec) => {
-      const root = rootsIn(this.workdir, spec.rootMarkers)[0];
+      const root = rootsOf(this.workdir, spec)[0];
       return root ? untrustedNotes(spec, root, this.workdir, this.home) : [];
     });
   }

@@ -167,6 +167,7 @@ function notRunning(base: LspBase, clients: readonly LspClient[]): string[] {
   const idle = base.supervisor
     .status()
     .available.filter((a) => !clients.some((c) => c.spec.id === a.id))
+    .filter((a) => base.supervisor.specs.find((s) => s.id === a.id)?.searchesWorkspace !== false)
     .map((a) => `${a.id} (${a.roots.join(", ")})`);
   return idle.length
     ? [

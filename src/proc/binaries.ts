@@ -4,7 +4,7 @@
  * `runbound setup` installs), then PATH — including versioned names such as clangd-14. A rustup proxy whose
  * component is not installed does not count.
  */
-import { realpathSync } from "node:fs";
+import { closeSync, openSync, readSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { executable, onPath } from "../setup/components.mjs";
 import { homeLayout } from "../setup/home.mjs";
@@ -29,6 +29,24 @@ export interface Resolved {
   readonly from: BinarySource;
 }
 
+/** The real path of `file` when it is a Node script (by its extension or a `#!` line naming node), else undefined. */
+function nodeScript(file: string): string | undefined {
+  try {
+    const real = realpathSync(file);
+    if (isNodeScript(real)) return real;
+    const head = Buffer.alloc(64);
+    const fd = openSync(real, "r");
+    try {
+      readSync(fd, head, 0, 64, 0);
+    } finally {
+      closeSync(fd);
+    }
+    return /^#!\S*(\/env\s+)?\S*node\b/.test(head.toString("latin1").split("\n")[0] ?? "") ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function sameFile(a: string, b: string): boolean {
   try {
     return realpathSync(a) === realpathSync(b);
@@ -51,6 +69,7 @@ export function searchDirs(
     if (dir === workdir || path.dirname(dir) === dir || !dir.startsWith(workdir)) break;
   }
   dirs.push({ dir: homeLayout(home).goBin, from: "home" });
+  dirs.push({ dir: homeLayout(home).npmBin, from: "home" });
   return dirs;
 }
 
@@ -88,6 +107,9 @@ export function resolveBinary(
   if (shipped) return shipped;
   for (const { dir, from } of dirs.filter((d) => d.from === "home")) {
     const file = path.join(dir, candidate.name);
+    // An npm server's bin is a script for the `node` on PATH: run by this Node, as runbound's own are.
+    const script = executable(file) ? nodeScript(file) : undefined;
+    if (script) return { command: process.execPath, args: [script, ...candidate.args], from };
     if (executable(file)) return { command: file, args: candidate.args, from };
   }
   const onSystem = onPath(candidate.name, candidate.versioned);

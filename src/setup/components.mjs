@@ -3,7 +3,7 @@
 // how to install it. The npm components (pyright, TypeScript 7, Deno, ...) are runbound's own dependencies and are
 // not here. Dependency-free, like everything `setup` runs.
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, readdirSync, realpathSync } from "node:fs";
+import { accessSync, constants, readdirSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { homeLayout } from "./home.mjs";
 
@@ -21,6 +21,18 @@ export const PYTHON_PACKAGES = {
 const PYTHON_BUILD_TOOLS = ["setuptools", "wheel"];
 
 export const LLDB_ADAPTERS = ["lldb-dap", "lldb-vscode"];
+
+/**
+ * Language servers published on npm, installed into runbound's home on request rather than with runbound (they
+ * weigh ~130 MB together): pinned, each serving the languages the catalog names.
+ */
+export const NPM_SERVERS = {
+  "bash-language-server": "5.8.1",
+  "yaml-language-server": "2.0.0",
+  "vscode-langservers-extracted": "4.10.0",
+  "dockerfile-language-server-nodejs": "0.15.0",
+  basedpyright: "1.40.1",
+};
 
 /**
  * @typedef {{ version: string, where: string }} Present
@@ -121,6 +133,19 @@ export function isMissingRustupComponent(file) {
   }
   if (path.basename(real) !== "rustup" && path.basename(real) !== "rustup-init") return false;
   return output(file, ["--version"], { timeout: 10_000 }) === undefined;
+}
+
+/**
+ * The version of an npm package installed under `prefix`, or undefined.
+ * @param {string} prefix
+ * @param {string} name
+ */
+function installedVersion(prefix, name) {
+  try {
+    return JSON.parse(readFileSync(path.join(prefix, "node_modules", name, "package.json"), "utf8")).version;
+  } catch {
+    return undefined;
+  }
 }
 
 /** @param {string} text */
@@ -227,6 +252,57 @@ export const COMPONENTS = [
       });
       return r.status === 0 ? undefined : `pip install failed (exit ${r.status ?? r.signal})`;
     },
+  },
+  {
+    id: "language-servers",
+    what: `language servers from npm (${Object.entries(NPM_SERVERS)
+      .map(([name, version]) => `${name} ${version}`)
+      .join(", ")})`,
+    serves:
+      "lsp for Bash, YAML, JSON, CSS, HTML and Dockerfiles, and basedpyright for Python when a run asks for it",
+    check(home) {
+      const { npmPrefix } = homeLayout(home);
+      const versions = Object.keys(NPM_SERVERS).map((name) => installedVersion(npmPrefix, name));
+      const wanted = Object.values(NPM_SERVERS);
+      return versions.every((v, i) => v === wanted[i])
+        ? { version: versions.join(", "), where: path.join(npmPrefix, "node_modules") }
+        : undefined;
+    },
+    install({ home, log }) {
+      const { npmPrefix } = homeLayout(home);
+      const pins = Object.entries(NPM_SERVERS).map(([name, version]) => `${name}@${version}`);
+      log(`npm install ${pins.join(" ")} into ${npmPrefix}`);
+      // Their install scripts are not needed (the servers are plain JavaScript) and would run as this user.
+      const r = spawnSync(
+        "npm",
+        [
+          "install",
+          "--prefix",
+          npmPrefix,
+          "--no-audit",
+          "--no-fund",
+          "--ignore-scripts",
+          "--loglevel",
+          "error",
+          ...pins,
+        ],
+        { stdio: ["ignore", "inherit", "inherit"], env: absoluteEnv() },
+      );
+      return r.status === 0
+        ? undefined
+        : `npm install of the language servers failed (exit ${r.status ?? r.signal})`;
+    },
+  },
+  {
+    id: "shellcheck",
+    what: "ShellCheck (the system's)",
+    serves: "lsp diagnostics for Bash (bash-language-server runs it)",
+    check() {
+      const where = onPath("shellcheck");
+      const version = where ? /^version:\s*(\S+)/m.exec(output(where, ["--version"]) ?? "")?.[1] : undefined;
+      return where && version ? { version, where } : undefined;
+    },
+    install: aptInstall(["shellcheck"]),
   },
   {
     id: "gopls",

@@ -41,5 +41,8 @@ export function homeLayout(home) {
     python: path.join(venv, "bin", "python"),
     /** gopls and dlv, built with `go install`. */
     goBin: path.join(home, "go", "bin"),
+    /** The language servers published on npm that runbound does not depend on (`npm install --prefix`). */
+    npmPrefix: path.join(home, "npm"),
+    npmBin: path.join(home, "npm", "node_modules", ".bin"),
   };
 }

@@ -1,0 +1,182 @@
+/**
+ * The servers of the `language-servers` component (npm, into runbound's home) and ShellCheck: Bash, YAML, JSON,
+ * CSS, HTML and Dockerfiles, each against its real server — listed by `lsp status` in a workspace with no project
+ * file, and answering what it serves (definition, references, hover, symbols) and diagnostics on write.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRun, type Run } from "../src/index.js";
+import type { RunLink } from "../src/run-link.js";
+import { call, suiteWorkdir, textOf } from "./helpers.js";
+
+const FILES: Record<string, string> = {
+  "build.sh": '#!/bin/bash\ngreet() {\n  echo "hello $1"\n}\ngreet world\n',
+  "config.yaml": "base: &base\n  name: app\nprod:\n  <<: *base\n  port: 80\n",
+  "data.json": '{\n  "name": "app",\n  "port": 80\n}\n',
+  "style.css": ":root {\n  --main: red;\n}\n.title {\n  color: var(--main);\n}\n",
+  "index.html":
+    '<!DOCTYPE html>\n<html>\n<head><title>t</title></head>\n<body>\n<p id="main">hi</p>\n</body>\n</html>\n',
+  Dockerfile: 'FROM alpine:3.20 AS base\nARG VERSION=1\nRUN echo $VERSION\nFROM base\nCMD ["sh"]\n',
+};
+
+describe("language servers beyond the five (runbound's home: npm's servers, the system's ShellCheck)", () => {
+  let workdir: { dir: string; remove: () => Promise<void> };
+  let run: Run;
+  let link: RunLink;
+  const lsp = async (args: Record<string, unknown>) => textOf(await call(link, "lsp", args));
+  const write = async (path: string, content: string) => textOf(await call(link, "write", { path, content }));
+
+  beforeAll(async () => {
+    workdir = await suiteWorkdir(FILES);
+    run = await createRun({ workdir: workdir.dir, approver: "always", kernels: false });
+    link = await run.link({ surface: "full" });
+  });
+  afterAll(async () => {
+    await run.dispose();
+    await workdir.remove();
+  });
+
+  it("lsp status lists a server for each, without a project file (the workdir is their root)", async () => {
+    const status = await lsp({ action: "status" });
+    for (const id of ["bash", "yaml", "json", "css", "html", "dockerfile"])
+      expect(status).toMatch(new RegExp(`^ {2}${id}: can serve \\. \\(starts on first use\\)$`, "m"));
+  });
+
+  it("Bash: definition, hover, symbols; ShellCheck's findings on write", async () => {
+    expect(await lsp({ action: "definition", file: "build.sh", line: 5, symbol: "greet" })).toBe(
+      "build.sh:2  greet() {",
+    );
+    expect(await lsp({ action: "hover", file: "build.sh", line: 5, symbol: "greet" })).toMatch(
+      /Function: \*\*greet\*\* - \*defined on line 2\*/,
+    );
+    expect(await lsp({ action: "symbols", file: "build.sh" })).toMatch(/^2 {2}greet \(function\)$/m);
+    expect(await write("build.sh", "#!/bin/bash\nfor f in $(ls); do echo $f; done\n")).toMatch(
+      /build\.sh:2 error: Iterating over ls output is fragile\. Use globs\. \[shellcheck SC2045\]/,
+    );
+  }, 60_000);
+
+  it("YAML: an alias's definition, symbols; a syntax error on write", async () => {
+    expect(await lsp({ action: "definition", file: "config.yaml", line: 4, symbol: "base" })).toMatch(
+      /^config\.yaml:[12] /,
+    );
+    expect(await lsp({ action: "symbols", file: "config.yaml" })).toMatch(/^5 {2}prod\.port \(number\)$/m);
+    expect(await write("config.yaml", "a: [1, 2\nb: 3\n")).toMatch(/config\.yaml:2 error: Flow sequence/);
+  }, 60_000);
+
+  it("JSON: symbols; a trailing comma on write", async () => {
+    expect(await lsp({ action: "symbols", file: "data.json" })).toMatch(/^3 {2}port \(number\)$/m);
+    expect(await write("data.json", '{\n  "name": "app",\n  "port": 80,\n}\n')).toMatch(
+      /data\.json:3 error: Trailing comma/,
+    );
+  }, 60_000);
+
+  it("CSS: a custom property's definition and references, hover without inlined images; an error on write", async () => {
+    expect(await lsp({ action: "definition", file: "style.css", line: 5, symbol: "--main" })).toBe(
+      "style.css:2  --main: red;",
+    );
+    expect(await lsp({ action: "references", file: "style.css", line: 2, symbol: "--main" })).toMatch(
+      /2 references in 1 file/,
+    );
+    const hover = await lsp({ action: "hover", file: "style.css", line: 5, symbol: "color" });
+    expect(hover).toMatch(/Sets the color of an element's text/);
+    // The server's Baseline badge, an SVG in a data: URL, is left out.
+    expect(hover).not.toMatch(/data:image/);
+    expect(await write("style.css", ".a { color: ; }\n")).toMatch(
+      /style\.css:1 error: property value expected/,
+    );
+  }, 60_000);
+
+  it("HTML: hover on an element, symbols", async () => {
+    expect(await lsp({ action: "hover", file: "index.html", line: 5, symbol: "<p" })).toMatch(
+      /The p element represents a paragraph/,
+    );
+    expect(await lsp({ action: "symbols", file: "index.html" })).toMatch(/p#main/);
+  }, 60_000);
+
+  it("Dockerfile (by its name): a stage's definition, hover on an instruction; a bad port on write", async () => {
+    expect(await lsp({ action: "definition", file: "Dockerfile", line: 4, symbol: "base" })).toBe(
+      "Dockerfile:1  FROM alpine:3.20 AS base",
+    );
+    expect(await lsp({ action: "hover", file: "Dockerfile", line: 3, symbol: "RUN" })).toMatch(
+      /Execute any commands on top of the current image/,
+    );
+    expect(await write("Dockerfile", "FROM alpine\nEXPOSE notaport\n")).toMatch(
+      /Dockerfile:2 error: Invalid containerPort: notaport/,
+    );
+  }, 60_000);
+});
+
+describe("the Python server is the harness's choice (lsp.python)", () => {
+  it("basedpyright serves Python: status, hover, definition, references, symbols, diagnostics on write", async () => {
+    const workdir = await suiteWorkdir({
+      "pyproject.toml": '[project]\nname = "p"\nversion = "0"\n',
+      "app.py": 'def greet(name: str) -> str:\n    return f"hello {name}"\n\n\nprint(greet("world"))\n',
+    });
+    const run = await createRun({
+      workdir: workdir.dir,
+      approver: "always",
+      kernels: false,
+      lsp: { python: "basedpyright" },
+    });
+    try {
+      const link = await run.link({ surface: "full" });
+      const lsp = async (args: Record<string, unknown>) => textOf(await call(link, "lsp", args));
+      const status = await lsp({ action: "status" });
+      expect(status).toMatch(/^ {2}basedpyright: can serve \. \(starts on first use\)$/m);
+      // Pyright is not also started for the same files.
+      expect(status).not.toMatch(/^ {2}pyright:/m);
+      expect(await lsp({ action: "hover", file: "app.py", line: 5, symbol: "greet" })).toMatch(
+        /def greet\(name: str\) -> str/,
+      );
+      expect(await lsp({ action: "definition", file: "app.py", line: 5, symbol: "greet" })).toBe(
+        "app.py:1  def greet(name: str) -> str:",
+      );
+      expect(await lsp({ action: "references", file: "app.py", line: 1, symbol: "greet" })).toMatch(
+        /2 references in 1 file/,
+      );
+      expect(await lsp({ action: "symbols", file: "app.py" })).toMatch(/^1 {2}greet \(function\)$/m);
+      const written = textOf(
+        await call(link, "write", {
+          path: "app.py",
+          content: "def greet(name: str) -> str:\n    return 1\n",
+        }),
+      );
+      expect(written).toMatch(/app\.py:2 error: .*"Literal\[1\]".* \[basedpyright reportReturnType\]/);
+    } finally {
+      await run.dispose();
+      await workdir.remove();
+    }
+  }, 120_000);
+});
+
+describe("servers without a project file, beside a project", () => {
+  it("serve only where their files are; a project-wide check names them as checked per file, not as failed", async () => {
+    const workdir = await suiteWorkdir({
+      "pyproject.toml": '[project]\nname = "p"\nversion = "0"\n',
+      "app.py": "print(nme)\n",
+      "ci.yaml": "steps:\n  - run: test\n",
+    });
+    const run = await createRun({ workdir: workdir.dir, approver: "always", kernels: false });
+    try {
+      const link = await run.link({ surface: "full" });
+      const lsp = async (args: Record<string, unknown>) => textOf(await call(link, "lsp", args));
+      const status = await lsp({ action: "status" });
+      expect(status).toMatch(/^ {2}yaml: can serve \. \(starts on first use\)$/m);
+      // No Bash file here: bash-language-server is not offered, and status says why.
+      expect(status).not.toMatch(/^ {2}bash: can serve/m);
+      expect(status).toMatch(
+        /^ {2}bash: no file it serves \(\.sh, \.bash\) in the workdir or a folder just below$/m,
+      );
+      const all = await lsp({ action: "diagnostics", file: "*" });
+      expect(all).toMatch(/^Project-wide check: 1 finding in 1 file\.\n/);
+      expect(all).toContain(
+        "Checked per file only (no project-wide checker; pass `file`, or they report on write): yaml.",
+      );
+      // A workspace symbol search does not offer servers that cannot search a workspace.
+      await lsp({ action: "hover", file: "app.py", line: 1, symbol: "print" });
+      expect(await lsp({ action: "symbols", query: "nme" })).not.toMatch(/yaml/);
+    } finally {
+      await run.dispose();
+      await workdir.remove();
+    }
+  }, 120_000);
+});
