@@ -1,6 +1,6 @@
 /**
  * The servers of the `language-servers` component (npm, into runbound's home) and ShellCheck: Bash, YAML, JSON,
- * CSS, HTML and Dockerfiles, each against its real server — listed by `lsp status` in a workspace with no project
+ * CSS, HTML, Dockerfiles and PHP, each against its real server — listed by `lsp status` in a workspace with no project
  * file, and answering what it serves (definition, references, hover, symbols) and diagnostics on write.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,6 +16,8 @@ const FILES: Record<string, string> = {
   "index.html":
     '<!DOCTYPE html>\n<html>\n<head><title>t</title></head>\n<body>\n<p id="main">hi</p>\n</body>\n</html>\n',
   Dockerfile: 'FROM alpine:3.20 AS base\nARG VERSION=1\nRUN echo $VERSION\nFROM base\nCMD ["sh"]\n',
+  "app.php":
+    '<?php\n/** Greets someone. */\nfunction greet(string $name): string {\n    return "hello " . $name;\n}\necho greet("world");\n',
 };
 
 describe("language servers beyond the five (runbound's home: npm's servers, the system's ShellCheck)", () => {
@@ -37,7 +39,7 @@ describe("language servers beyond the five (runbound's home: npm's servers, the 
 
   it("lsp status lists a server for each, without a project file (the workdir is their root)", async () => {
     const status = await lsp({ action: "status" });
-    for (const id of ["bash", "yaml", "json", "css", "html", "dockerfile"])
+    for (const id of ["bash", "yaml", "json", "css", "html", "dockerfile", "php"])
       expect(status).toMatch(new RegExp(`^ {2}${id}: can serve \\. \\(starts on first use\\)$`, "m"));
   });
 
@@ -90,6 +92,25 @@ describe("language servers beyond the five (runbound's home: npm's servers, the 
       /The p element represents a paragraph/,
     );
     expect(await lsp({ action: "symbols", file: "index.html" })).toMatch(/p#main/);
+  }, 60_000);
+
+  it("PHP (Intelephense, without composer.json): definition, hover with the doc comment, references, symbols; a syntax error on write", async () => {
+    expect(await lsp({ action: "definition", file: "app.php", line: 6, symbol: "greet" })).toBe(
+      "app.php:3  function greet(string $name): string {",
+    );
+    expect(await lsp({ action: "hover", file: "app.php", line: 6, symbol: "greet" })).toMatch(
+      /Greets someone\.[\s\S]*function greet\(string \$name\): string/,
+    );
+    expect(await lsp({ action: "references", file: "app.php", line: 3, symbol: "greet" })).toMatch(
+      /2 references in 1 file/,
+    );
+    expect(await lsp({ action: "symbols", file: "app.php" })).toMatch(/^3 {2}greet \(function\)$/m);
+    expect(
+      await write(
+        "app.php",
+        '<?php\nfunction greet(string $name): string {\n    return "hello " . $name\n}\n',
+      ),
+    ).toMatch(/app\.php:4 error: Unexpected '\}'\. Expected ';'\. \[intelephense P1001\]/);
   }, 60_000);
 
   it("Dockerfile (by its name): a stage's definition, hover on an instruction; a bad port on write", async () => {

@@ -13,6 +13,7 @@ import type { ServerSpec } from "../lsp/catalog.js";
 import { LspSupervisor } from "../lsp/supervisor.js";
 import type { BinarySource, Resolved } from "../proc/binaries.js";
 import { bubblewrapLine, probeBubblewrap } from "../proc/bubblewrap.js";
+import { goCacheCap, goCacheRoot, goCaches } from "../proc/build-cache.js";
 import { childEnvironment } from "../proc/environment.js";
 import { ProcessTracker } from "../proc/tracker.js";
 import { COMPONENTS, setupCommand } from "../setup/components.mjs";
@@ -206,10 +207,18 @@ export function renderDoctor(workdir: string, home: string, rows: readonly Docto
   return lines.join("\n");
 }
 
+/** The Go build caches of confined gopls, go vet and delve: how many, their size, the cap. */
+export async function goCacheLine(): Promise<string> {
+  const caches = await goCaches(goCacheRoot());
+  const mb = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MB`;
+  const total = caches.reduce((sum, c) => sum + c.bytes, 0);
+  return `Go build caches: ${caches.length} folder${caches.length === 1 ? "" : "s"}, ${mb(total)} of ${mb(goCacheCap())} (RUNBOUND_GO_CACHE_MB; the least recently used go first) — ${goCacheRoot()}`;
+}
+
 /** The command: prints the report; exit code 1 when something this workdir needs is missing. */
-export function runDoctor(workdir: string, home: string): number {
+export async function runDoctor(workdir: string, home: string): Promise<number> {
   const absolute = path.resolve(workdir);
   const rows = doctorRows(absolute, home);
-  console.log(renderDoctor(absolute, home, rows));
+  console.log(`${renderDoctor(absolute, home, rows)}\n${await goCacheLine()}`);
   return rows.some((r) => r.missing && r.neededHere) ? 1 : 0;
 }

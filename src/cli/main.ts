@@ -36,7 +36,7 @@ if (values.help) {
 } else if (command === "setup") {
   process.exitCode = setupMain(process.argv.slice(3));
 } else if (command === "doctor") {
-  process.exitCode = runDoctor(values.workdir ?? process.cwd(), values.home ?? defaultHome());
+  process.exitCode = await runDoctor(values.workdir ?? process.cwd(), values.home ?? defaultHome());
 } else if (command === "tour") {
   await runTour();
 } else if (command === "console") {

@@ -310,6 +310,17 @@ function npmServers(): ServerSpec[] {
       },
     ),
     {
+      id: "php",
+      name: "Intelephense",
+      languages: { ".php": "php", ".phtml": "php" },
+      // Not composer.json: many PHP projects have none (a WordPress plugin), and the server indexes its root.
+      rootMarkers: [],
+      candidates: [{ name: "intelephense", args: ["--stdio"] }],
+      // Its index lives in the server's temporary folder (private to a confined run); no licence key: the free
+      // features (navigation, hover, symbols, diagnostics).
+      install: NPM_SERVER_INSTALL,
+    },
+    {
       id: "dockerfile",
       name: "dockerfile-language-server",
       languages: { ".dockerfile": "dockerfile" },

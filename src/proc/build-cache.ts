@@ -6,11 +6,14 @@
  * host's — a run is a tenant), in runbound's cache folder, never runbound's home, which no sandbox may write. A
  * folder's cache goes when the folder does: each names its folder in a record beside it (not in it, where the
  * sandbox writes), and the first use in a process removes those whose folder is gone — one checkout per
- * conversation left ~30 MB each behind for good.
+ * conversation left ~30 MB each behind for good. Folders that stay (a machine's many checkouts) are bounded too:
+ * past the cap (`RUNBOUND_GO_CACHE_MB`, default 2048) the caches used longest ago go first, never one this process
+ * uses. Not one cache for all folders: what one project's code writes into a build cache would be read by another's
+ * builds.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
-import { readdir, readFile, rm } from "node:fs/promises";
+import { type Dirent, existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { lstat, readdir, readFile, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { cacheFolder } from "../setup/home.mjs";
 
@@ -22,22 +25,39 @@ export interface BuildCache {
 }
 
 const RECORD = ".folder";
-let swept = false;
+/** How often a long-lived host sweeps again. */
+const SWEEP_EVERY_MS = 60 * 60 * 1000;
+let sweptAt = 0;
+/** The caches this process has handed out: never evicted under it. */
+const inUse = new Set<string>();
+
+/** The cap on the Go caches together, in bytes: `RUNBOUND_GO_CACHE_MB`, default 2048. */
+export function goCacheCap(env: NodeJS.ProcessEnv = process.env): number {
+  const mb = Number(env.RUNBOUND_GO_CACHE_MB);
+  return (Number.isFinite(mb) && mb > 0 ? mb : 2048) * 1024 * 1024;
+}
+
+/** Where the Go caches live. */
+export function goCacheRoot(): string {
+  return path.join(cacheFolder(), "go-build");
+}
 
 /**
  * Go's caches for the processes of `folder`, made if need be: the build cache (GOCACHE) and gopls's own (GOPLSCACHE:
  * its type and analysis results; without it a warm build cache still left gopls 1.1 s slower to its first answer).
  */
 export function goBuildCache(folder: string): BuildCache {
-  const root = path.join(cacheFolder(), "go-build");
-  if (!swept) {
-    swept = true;
-    // In the background: removing old caches (tens of MB each) must not hold the host's thread.
-    void sweepGone(root);
-  }
+  const root = goCacheRoot();
   const name = createHash("sha256").update(folder).digest("hex").slice(0, 16);
+  inUse.add(name);
+  if (Date.now() - sweptAt > SWEEP_EVERY_MS) {
+    sweptAt = Date.now();
+    // In the background: removing old caches (tens of MB each) must not hold the host's thread.
+    void sweepGone(root).then(() => evictOldest(root, goCacheCap(), inUse));
+  }
   const dir = path.join(root, name);
-  // The record first: another process's sweep then never takes the new cache for one whose folder is gone.
+  // The record first: another process's sweep then never takes the new cache for one whose folder is gone. Written
+  // on every use, its time is the cache's last use.
   mkdirSync(root, { recursive: true });
   writeFileSync(path.join(root, `${name}${RECORD}`), `${folder}\n`);
   mkdirSync(path.join(dir, "gopls"), { recursive: true });
@@ -65,4 +85,57 @@ export async function sweepGone(root: string): Promise<void> {
     await rm(path.join(root, name), { recursive: true, force: true }).catch(() => undefined);
     await rm(record, { force: true }).catch(() => undefined);
   }
+}
+
+/** The caches under `root` with their size in bytes and last use (their record's time), oldest first. */
+export async function goCaches(root: string): Promise<{ name: string; bytes: number; usedAt: number }[]> {
+  let names: string[];
+  try {
+    names = await readdir(root);
+  } catch {
+    return [];
+  }
+  const caches = [];
+  for (const name of names.filter((n) => !n.endsWith(RECORD))) {
+    const usedAt = await stat(path.join(root, `${name}${RECORD}`)).then(
+      (s) => s.mtimeMs,
+      () => 0,
+    );
+    caches.push({ name, bytes: await sizeOf(path.join(root, name)), usedAt });
+  }
+  return caches.sort((a, b) => a.usedAt - b.usedAt);
+}
+
+/** Removes the caches used longest ago until the rest fit in `capBytes`, never one in `keep`. */
+export async function evictOldest(root: string, capBytes: number, keep: ReadonlySet<string>): Promise<void> {
+  const caches = await goCaches(root);
+  let total = caches.reduce((sum, c) => sum + c.bytes, 0);
+  for (const cache of caches) {
+    if (total <= capBytes) return;
+    if (keep.has(cache.name)) continue;
+    await rm(path.join(root, cache.name), { recursive: true, force: true }).catch(() => undefined);
+    await rm(path.join(root, `${cache.name}${RECORD}`), { force: true }).catch(() => undefined);
+    total -= cache.bytes;
+  }
+}
+
+/** Bytes of the files under `dir`, following no link. */
+async function sizeOf(dir: string): Promise<number> {
+  let total = 0;
+  let entries: Dirent[];
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const e of entries) {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) total += await sizeOf(full);
+    else if (e.isFile())
+      total += await lstat(full).then(
+        (s) => s.size,
+        () => 0,
+      );
+  }
+  return total;
 }

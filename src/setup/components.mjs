@@ -32,6 +32,7 @@ export const NPM_SERVERS = {
   "vscode-langservers-extracted": "4.10.0",
   "dockerfile-language-server-nodejs": "0.15.0",
   basedpyright: "1.40.1",
+  intelephense: "1.18.5",
 };
 
 /**
