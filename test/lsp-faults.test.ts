@@ -55,6 +55,18 @@ describe("lsp faults (scripted server)", () => {
     expect(log.filter((m) => m.method === "didOpen")).toHaveLength(2);
   });
 
+  it("a server that dies as it starts is said once: what it printed, what happens next, no advice twice", async () => {
+    const { lsp } = await fakeRun("crash-at-start");
+    const text = textOf(await lsp({ action: "definition", ...at }));
+    expect(text).toMatch(
+      /^The Fake server for \. did not start: The Fake server crashed while answering initialize /,
+    );
+    expect(text).toContain("Cannot find module 'typescript'");
+    // Said once, and no sentence ends twice (it read "…shows its state.. `lsp status` shows its last output.").
+    expect(text.match(/`lsp status`/g)).toHaveLength(1);
+    expect(text).not.toContain("..");
+  });
+
   it("a crash settles the request at once, status says why, and the server restarts after its backoff", async () => {
     const { lsp, received, run } = await fakeRun("crash");
     const result = await lsp({ action: "definition", ...at });

@@ -219,11 +219,14 @@ export class LspSupervisor {
     try {
       await client.start(this.#processes, (c) => this.#crashed(handle, c), this.timeouts.startMs);
     } catch (error) {
-      await this.#stop(handle, `it failed to start: ${(error as Error).message}`);
+      const why = (error as Error).message;
+      await this.#stop(handle, `it failed to start: ${why}`);
       client.state = "crashed";
-      client.lastError ??= (error as Error).message;
+      client.lastError ??= why;
+      // The start's own error may already say what happens next (a crash does): said once.
+      const next = /`lsp status`/.test(why) ? "" : " `lsp status` shows its last output.";
       throw new ToolError(
-        `The ${handle.spec.name} server for ${this.#rel(handle.root)} did not start: ${client.lastError}. \`lsp status\` shows its last output.`,
+        `The ${handle.spec.name} server for ${this.#rel(handle.root)} did not start: ${why.replace(/\.$/, "")}.${next}`,
       );
     }
     this.onStart?.();
