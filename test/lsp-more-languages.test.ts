@@ -201,3 +201,44 @@ describe("servers without a project file, beside a project", () => {
     }
   }, 120_000);
 });
+
+describe("Svelte (svelte-language-server, from runbound's home)", () => {
+  it("a component's script: definition, hover, references, symbols; a type error on write", async () => {
+    const workdir = await suiteWorkdir({
+      "package.json": '{ "name": "app", "type": "module" }\n',
+      "svelte.config.js": "export default {};\n",
+      "App.svelte":
+        '<script lang="ts">\n  function greet(name: string): string {\n    return `hello ${name}`;\n  }\n  let who = greet("world");\n</script>\n\n<h1>{who}</h1>\n',
+    });
+    const run = await createRun({ workdir: workdir.dir, approver: "always", kernels: false });
+    try {
+      const link = await run.link({ surface: "full" });
+      const lsp = async (args: Record<string, unknown>) => textOf(await call(link, "lsp", args));
+      expect(await lsp({ action: "status" })).toMatch(/^ {2}svelte: can serve \. \(starts on first use\)$/m);
+      expect(await lsp({ action: "definition", file: "App.svelte", line: 5, symbol: "greet" })).toBe(
+        "App.svelte:2  function greet(name: string): string {",
+      );
+      expect(await lsp({ action: "hover", file: "App.svelte", line: 5, symbol: "greet" })).toMatch(
+        /\(local function\) greet\(name: string\): string/,
+      );
+      expect(await lsp({ action: "references", file: "App.svelte", line: 2, symbol: "greet" })).toMatch(
+        /2 references in 1 file/,
+      );
+      expect(await lsp({ action: "symbols", file: "App.svelte" })).toMatch(
+        /^2 {2}script\.greet \(function\)$/m,
+      );
+      const written = textOf(
+        await call(link, "write", {
+          path: "App.svelte",
+          content: '<script lang="ts">\n  let n: number = "x";\n</script>\n\n<h1>{n}</h1>\n',
+        }),
+      );
+      expect(written).toMatch(
+        /App\.svelte:2 error: Type 'string' is not assignable to type 'number'\. \[ts 2322\]/,
+      );
+    } finally {
+      await run.dispose();
+      await workdir.remove();
+    }
+  }, 120_000);
+});

@@ -321,6 +321,15 @@ function npmServers(): ServerSpec[] {
       install: NPM_SERVER_INSTALL,
     },
     {
+      id: "svelte",
+      name: "svelte-language-server",
+      languages: { ".svelte": "svelte" },
+      // Not package.json: every Node project has one, and a Svelte server in each would be offered and checked there.
+      rootMarkers: ["svelte.config.js", "svelte.config.mjs", "svelte.config.ts"],
+      candidates: [{ name: "svelteserver", args: ["--stdio"] }],
+      install: NPM_SERVER_INSTALL,
+    },
+    {
       id: "dockerfile",
       name: "dockerfile-language-server",
       languages: { ".dockerfile": "dockerfile" },

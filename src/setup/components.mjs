@@ -33,6 +33,7 @@ export const NPM_SERVERS = {
   "dockerfile-language-server-nodejs": "0.15.0",
   basedpyright: "1.40.1",
   intelephense: "1.18.5",
+  "svelte-language-server": "0.18.4",
 };
 
 /**
