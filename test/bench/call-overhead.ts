@@ -58,7 +58,10 @@ async function bareModernClient(): Promise<Calls> {
   await client.listTools();
   return {
     callTool: (p) => client.callTool(p),
-    close: async () => (await client.close(), await handler.close()),
+    close: async () => {
+      await client.close();
+      await handler.close();
+    },
   };
 }
 
