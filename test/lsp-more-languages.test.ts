@@ -3,6 +3,8 @@
  * CSS, HTML, Dockerfiles and PHP, each against its real server — listed by `lsp status` in a workspace with no project
  * file, and answering what it serves (definition, references, hover, symbols) and diagnostics on write.
  */
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun, type Run } from "../src/index.js";
 import type { RunLink } from "../src/run-link.js";
@@ -215,8 +217,9 @@ describe("Svelte (svelte-language-server, from runbound's home)", () => {
       const link = await run.link({ surface: "full" });
       const lsp = async (args: Record<string, unknown>) => textOf(await call(link, "lsp", args));
       expect(await lsp({ action: "status" })).toMatch(/^ {2}svelte: can serve \. \(starts on first use\)$/m);
-      expect(await lsp({ action: "definition", file: "App.svelte", line: 5, symbol: "greet" })).toBe(
-        "App.svelte:2  function greet(name: string): string {",
+      // Untrusted (the default): the first answer says what the server leaves out.
+      expect(await lsp({ action: "definition", file: "App.svelte", line: 5, symbol: "greet" })).toMatch(
+        /^App\.svelte:2 {2}function greet\(name: string\): string \{\n[\s\S]*loads neither the project's svelte\.config/,
       );
       expect(await lsp({ action: "hover", file: "App.svelte", line: 5, symbol: "greet" })).toMatch(
         /\(local function\) greet\(name: string\): string/,
@@ -239,6 +242,38 @@ describe("Svelte (svelte-language-server, from runbound's home)", () => {
     } finally {
       await run.dispose();
       await workdir.remove();
+    }
+  }, 120_000);
+});
+
+describe("Svelte in an untrusted workspace", () => {
+  it("a read-tier call never runs the project's svelte.config; trusted, the server loads it", async () => {
+    for (const trust of ["untrusted", "workspace"] as const) {
+      const workdir = await suiteWorkdir({
+        "package.json": '{ "name": "app", "type": "module" }\n',
+        // A config that leaves a mark in the workdir when it is run.
+        "svelte.config.js":
+          'import { writeFileSync } from "node:fs";\nwriteFileSync(new URL("./RAN", import.meta.url), "x");\nexport default {};\n',
+        "App.svelte": '<script lang="ts">\n  let who: string = "world";\n</script>\n\n<h1>{who}</h1>\n',
+      });
+      const run = await createRun({
+        workdir: workdir.dir,
+        kernels: false,
+        ...(trust === "workspace" ? { trust: "workspace" as const } : {}),
+      });
+      try {
+        const link = await run.link({ surface: "plan" });
+        const hover = textOf(
+          await call(link, "lsp", { action: "hover", file: "App.svelte", line: 5, symbol: "who" }),
+        );
+        expect(hover, trust).toMatch(/who: string/);
+        // Diagnostics come after the config is read: wait for them before looking for the mark.
+        await call(link, "lsp", { action: "diagnostics", file: "App.svelte" });
+        expect(existsSync(path.join(workdir.dir, "RAN")), trust).toBe(trust === "workspace");
+      } finally {
+        await run.dispose();
+        await workdir.remove();
+      }
     }
   }, 120_000);
 });

@@ -266,7 +266,17 @@ describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm, ai }) =
 
   it("npx runbound setup finds the provisioned home and only checks it", async () => {
     const { stdout } = await inProject("npx", ["runbound", "setup"]);
-    for (const id of ["python", "gopls", "delve", "rust-analyzer", "clangd", "lldb", "bubblewrap"])
+    for (const id of [
+      "python",
+      "language-servers",
+      "shellcheck",
+      "gopls",
+      "delve",
+      "rust-analyzer",
+      "clangd",
+      "lldb",
+      "bubblewrap",
+    ])
       expect(stdout).toMatch(new RegExp(`^setup: ${id}: present, `, "m"));
     expect(stdout).toContain(`runbound home: ${HOME.home}`);
     expect(stdout).not.toMatch(/installing|not installed/);

@@ -327,6 +327,13 @@ function npmServers(): ServerSpec[] {
       // Not package.json: every Node project has one, and a Svelte server in each would be offered and checked there.
       rootMarkers: ["svelte.config.js", "svelte.config.mjs", "svelte.config.ts"],
       candidates: [{ name: "svelteserver", args: ["--stdio"] }],
+      // The server imports the project's svelte.config and its own svelte and typescript packages unless told
+      // the workspace is not trusted (its default is trusted).
+      initializationOptions: { isTrusted: true },
+      untrusted: {
+        initializationOptions: { isTrusted: false },
+        note: "svelte-language-server loads neither the project's svelte.config nor its svelte and typescript packages (each runs the project's code); preprocessors the config names are not applied",
+      },
       install: NPM_SERVER_INSTALL,
     },
     {
