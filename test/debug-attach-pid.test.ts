@@ -88,14 +88,24 @@ describe("attach by process id", () => {
         `The debugger runs on the host beside pid ${child.pid}, outside the sandbox: an evaluate or set_variable makes that program run any code, as the harness's user.`,
       );
       await debug({ operation: "breakpoints", file: c.file, lines: [c.line] });
-      let status = "";
-      for (let i = 0; i < 100 && !/Stopped \(breakpoint\)/.test(status); i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        status = await debug({ operation: "status" });
+      let detached = "";
+      try {
+        let status = "";
+        for (let i = 0; i < 100 && !/Stopped \(/.test(status); i++) {
+          await new Promise((r) => setTimeout(r, 100));
+          status = await debug({ operation: "status" });
+        }
+        // Under gVisor (CI, loaded), lldb-server now and then gets the trap of a breakpoint as a plain SIGTRAP and
+        // reports a signal, not a breakpoint; runbound says what the adapter said. The stop is at the line either way.
+        const reason = c.adapter === "lldb" ? "(?:breakpoint|exception)" : "breakpoint";
+        expect(status).toMatch(new RegExp(`Stopped \\(${reason}\\) in thread \\d+ at ${c.file}:${c.line} `));
+        if (/Stopped \(exception\)/.test(status)) expect(status).toContain("Exception: signal SIGTRAP");
+        await debug({ operation: "breakpoints", file: c.file, lines: [] });
+      } finally {
+        // Detached even when a check above failed: a session left open would fail the tests after this one.
+        detached = await debug({ operation: "terminate" });
       }
-      expect(status).toMatch(new RegExp(`Stopped \\(breakpoint\\) in thread \\d+ at ${c.file}:${c.line} `));
-      await debug({ operation: "breakpoints", file: c.file, lines: [] });
-      expect(await debug({ operation: "terminate" })).toMatch(/^Detached from .*; the program keeps running/);
+      expect(detached).toMatch(/^Detached from .*; the program keeps running/);
       await new Promise((r) => setTimeout(r, 300));
       expect(await isAlive(child.pid!)).toBe(true);
       child.kill("SIGKILL");

@@ -1,5 +1,5 @@
 /**
- * The breakpoints that stop only when it matters, on debugpy, delve and lldb: a condition, a hit count, a logpoint
+ * The breakpoints that stop only when it matters, on debugpy, delve, lldb and Node: a condition, a hit count, a logpoint
  * that prints and never stops, a function breakpoint, an exception filter; set_variable changing what the program
  * then prints; watch expressions at every stop. The same loop program in each language.
  */
@@ -75,6 +75,34 @@ const FILES = {
     "}",
     "",
   ].join("\n"),
+  "js/package.json": "{}\n",
+  "js/loop.js": [
+    "function step(i) {",
+    "  return i * 2;",
+    "}",
+    "",
+    "let total = 0;",
+    "for (let i = 0; i < 10; i++) {",
+    "  total += step(i);",
+    '  console.log("i", i);',
+    "}",
+    'console.log("total", total);',
+    "",
+  ].join("\n"),
+  "js/raise.js": [
+    "function check(n) {",
+    '  if (n > 2) throw new Error("too big: " + n);',
+    "  return n;",
+    "}",
+    "",
+    "try {",
+    "  check(5);",
+    "} catch {",
+    '  console.log("caught");',
+    "}",
+    "check(7);",
+    "",
+  ].join("\n"),
   "c/CMakeLists.txt": "",
   "c/loop.cpp": [
     "#include <cstdio>",
@@ -111,7 +139,8 @@ interface Case {
   totalLine: number;
   raiseLine: number;
   hit: string;
-  fn: string;
+  /** A function breakpoint's name; none where the adapter offers none (V8 has no such breakpoint). */
+  fn: string | undefined;
   /** How the adapter names the function in a frame. */
   frame: RegExp;
   exception: { program: string; file: string; filters: string[] };
@@ -153,6 +182,18 @@ const CASES: Case[] = [
     fn: "step",
     frame: /in (::)?step\(int\)$/m,
     exception: { program: "c/throw", file: "c/throw.cpp", filters: ["cpp_throw"] },
+  },
+  {
+    adapter: "node",
+    program: "js/loop.js",
+    file: "js/loop.js",
+    loopLine: 7,
+    totalLine: 10,
+    raiseLine: 2,
+    hit: "7",
+    fn: undefined,
+    frame: /in step$/m,
+    exception: { program: "js/raise.js", file: "js/raise.js", filters: ["uncaught"] },
   },
 ];
 
@@ -233,18 +274,31 @@ for (const c of CASES) {
       );
     });
 
-    it("a function breakpoint stops in the function; watches are shown at each stop", async () => {
-      await debug({ operation: "breakpoints", function_breakpoints: [c.fn] });
-      expect(await debug({ operation: "watch", watch: ["i * 10"] })).toBe("Watching `i * 10` at every stop.");
-      await session({ file: c.file, lines: [] }, async (launched) => {
-        expect(launched).toMatch(c.frame);
-        expect(launched).toContain("\nWatch: i * 10 = 0");
-        const next = await debug({ operation: "continue" });
-        expect(next).toMatch(c.frame);
-        // lldb stops twice in a one-line function (before and after its prologue): a value, whichever it is.
-        expect(next).toMatch(/\nWatch: i \* 10 = \d+/);
+    if (c.fn === undefined)
+      it("a function breakpoint is refused before anything is sent, saying the adapter offers none", async () => {
+        await debug({ operation: "breakpoints", function_breakpoints: ["step"] });
+        await session({ file: c.file, lines: [c.loopLine] }, async (launched) => {
+          expect(launched).toMatch(/Stopped \(breakpoint\)/);
+          expect(await debug({ operation: "breakpoints", function_breakpoints: ["step"] })).toMatch(
+            new RegExp(`^${c.adapter} does not support function breakpoints`),
+          );
+        });
       });
-    });
+    else
+      it("a function breakpoint stops in the function; watches are shown at each stop", async () => {
+        await debug({ operation: "breakpoints", function_breakpoints: [c.fn] });
+        expect(await debug({ operation: "watch", watch: ["i * 10"] })).toBe(
+          "Watching `i * 10` at every stop.",
+        );
+        await session({ file: c.file, lines: [] }, async (launched) => {
+          expect(launched).toMatch(c.frame);
+          expect(launched).toContain("\nWatch: i * 10 = 0");
+          const next = await debug({ operation: "continue" });
+          expect(next).toMatch(c.frame);
+          // lldb stops twice in a one-line function (before and after its prologue): a value, whichever it is.
+          expect(next).toMatch(/\nWatch: i \* 10 = \d+/);
+        });
+      });
 
     it("set_variable changes what the program then prints", async () => {
       await session({ file: c.file, lines: [c.totalLine] }, async (launched) => {

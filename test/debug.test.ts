@@ -1,4 +1,4 @@
-/** debug against real adapters: debugpy (Python), delve (Go), lldb (a C program built with gcc -g). */
+/** debug against real adapters: debugpy (Python), delve (Go), lldb (a C program built with gcc -g), runbound's Node adapter (JavaScript, and TypeScript through tsx). */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
@@ -73,10 +73,53 @@ const CASES: Case[] = [
     longExpression: `"${"x".repeat(600)}"`,
     output: "value 5000",
   },
+  {
+    adapter: "node",
+    program: "js/stock.js",
+    file: "js/stock.js",
+    callLine: 15,
+    insideLine: 4,
+    local: "count = 3",
+    expression: ["count * 2", "6"],
+    longExpression: '"x".repeat(1000)',
+    output: "value 5000",
+  },
+  {
+    // TypeScript through tsx (runbound's home has it): the lines are the .ts file's, mapped back from what runs.
+    adapter: "node",
+    program: "ts/src/main.ts",
+    file: "ts/src/main.ts",
+    callLine: 4,
+    insideLine: 12,
+    local: "count = 3",
+    expression: ["count * 2", "6"],
+    longExpression: '"x".repeat(1000)',
+    output: "value 5000",
+  },
 ];
 
+/** The C program's stock, in JavaScript (CommonJS), for the Node adapter. */
+const STOCK_JS = `const stock = new Map();
+
+function add(sku, priceCents, count) {
+  const have = stock.get(sku);
+  if (have) have.count += count;
+  else stock.set(sku, { priceCents, count });
+}
+
+function valueCents() {
+  let total = 0;
+  for (const item of stock.values()) total += item.priceCents * item.count;
+  return total;
+}
+
+add("A1", 2500, 3);
+add("A1", 2500, -1);
+console.log("value", valueCents());
+`;
+
 for (const c of CASES) {
-  describe(`debug with ${c.adapter}`, () => {
+  describe(`debug with ${c.adapter} (${c.program})`, () => {
     let run: Run;
     let client: RunLink;
     let remove: () => Promise<void>;
@@ -92,6 +135,9 @@ for (const c of CASES) {
         path.join(copy.dir, "c/stock"),
         path.join(copy.dir, "c/stock.c"),
       ]);
+      await mkdir(path.join(copy.dir, "js"));
+      await writeFile(path.join(copy.dir, "js/package.json"), '{ "name": "stock-js" }\n');
+      await writeFile(path.join(copy.dir, "js/stock.js"), STOCK_JS);
       run = await createRun({ workdir: copy.dir, conversationId: "dbg", approver: "always", lsp: false });
       client = await run.link({ surface: "full" });
     });

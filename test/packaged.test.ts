@@ -269,6 +269,7 @@ describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm, ai }) =
     for (const id of [
       "python",
       "language-servers",
+      "tsx",
       "shellcheck",
       "gopls",
       "delve",
@@ -305,6 +306,12 @@ describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm, ai }) =
       expect(out.debug).toMatch(/app\.py:3/);
       expect(out.debug).toMatch(/name = 'world'/);
       expect(out.terminate).not.toMatch(/^ERROR/);
+      // The run's other breakpoint (app.py:3) is sent too, and said pending: no script of this program is from it.
+      expect(out.ts_debug).toMatch(
+        /^Breakpoints: app\.py:3 not verified \(pending: [^)]*\); main\.ts:2 verified$/m,
+      );
+      expect(out.ts_debug).toMatch(/^Stopped \(breakpoint\) in thread 1 at main\.ts:2 in total$/m);
+      expect(out.ts_debug).toContain("prices = Array(2) [1, 2]");
       expect(out.ask_user).toBe("The person answered: 2. hi");
       expect(out.vibe_wait).toMatch(/worker read: count the files/);
       // The file tools' guards hold from the installed package too.

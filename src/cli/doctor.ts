@@ -74,6 +74,7 @@ const DEBUGS: Record<AdapterSpec["id"], string> = {
   debugpy: "Python",
   delve: "Go",
   lldb: "C, C++ and Rust binaries",
+  node: "JavaScript and TypeScript (Node)",
   dart: "Dart",
 };
 

@@ -16,8 +16,9 @@ import { within } from "../proc/bubblewrap.js";
 import { childEnvironment } from "../proc/environment.js";
 import { LLDB_ADAPTERS, setupCommand } from "../setup/components.mjs";
 import { homeLayout } from "../setup/home.mjs";
+import { NODE_EXTENSIONS, nodeAdapter, nodeLaunchArguments } from "./node/catalog.js";
 
-export type BuiltInAdapter = "debugpy" | "delve" | "lldb" | "dart";
+export type BuiltInAdapter = "debugpy" | "delve" | "lldb" | "node" | "dart";
 /** A built-in adapter, or one of the harness's own (`debug.adapters`), by its id. */
 export type AdapterId = BuiltInAdapter | (string & {});
 
@@ -43,6 +44,8 @@ export interface ResolvedAdapter {
   readonly interpreter?: string;
   /** Host folders the adapter must read although a sandbox hides them (an environment in poetry's cache). */
   readonly readable?: readonly string[];
+  /** A module Node imports before a TypeScript program (tsx's loader), as a file URL. */
+  readonly loader?: string;
 }
 
 export interface AdapterSpec {
@@ -191,6 +194,27 @@ export const ADAPTERS: readonly AdapterSpec[] = [
     launchArguments: (program, args, cwd) => ({ request: "launch", program, args, cwd, stopOnEntry: false }),
   },
   {
+    id: "node",
+    name: "node",
+    rootMarkers: ["package.json", "tsconfig.json", "jsconfig.json"],
+    extensions: NODE_EXTENSIONS,
+    install: `nothing for JavaScript (the harness's own Node runs it); TypeScript needs tsx: the project's (npm install -D tsx) or ${setupCommand("tsx")}`,
+    resolve(root, workdir, home, options) {
+      const node = nodeAdapter(root, workdir, home, options?.project ?? true);
+      return {
+        id: "node",
+        command: node.command,
+        args: node.args,
+        transport: "stdio",
+        detail: node.detail,
+        readable: node.readable,
+        ...(node.loader ? { loader: node.loader } : {}),
+      };
+    },
+    launchArguments: (program, args, cwd, adapter) =>
+      nodeLaunchArguments(program, args, cwd, adapter?.loader),
+  },
+  {
     id: "dart",
     name: "Dart debug adapter",
     rootMarkers: ["pubspec.yaml"],
@@ -281,7 +305,11 @@ export function adapterForProgram(program: string, adapters: readonly AdapterSpe
 export type AttachTarget =
   | { readonly kind: "debugpy" | "delve"; readonly host: string; readonly port: number }
   | { readonly kind: "gdb-remote"; readonly host: string; readonly port: number; readonly program?: string }
-  | { readonly kind: "pid"; readonly adapter: Exclude<BuiltInAdapter, "dart">; readonly pid: number };
+  | {
+      readonly kind: "pid";
+      readonly adapter: Exclude<BuiltInAdapter, "dart" | "node">;
+      readonly pid: number;
+    };
 
 /**
  * How to join a program already running under a debug server. debugpy (`python -m debugpy --listen`) and delve

@@ -15,7 +15,7 @@ export interface TracedProcess {
   readonly argv: readonly string[];
   readonly exe: string;
   readonly cwd: string;
-  readonly adapter: Exclude<BuiltInAdapter, "dart">;
+  readonly adapter: Exclude<BuiltInAdapter, "dart" | "node">;
 }
 
 /** What a Go binary carries in its build-info section (the first bytes of it), to tell it from other native code. */

@@ -26,7 +26,7 @@ export interface AdapterConfig {
 }
 
 const KEYS = ["id", "command", "args", "extensions", "rootMarkers", "launch"];
-const BUILT_IN = ["debugpy", "delve", "lldb", "dart"];
+const BUILT_IN = ["debugpy", "delve", "lldb", "node", "dart"];
 
 /** Checks every configuration (a TypeError naming the adapter and the key) and makes them adapter specs. */
 export function customAdapters(configs: readonly AdapterConfig[]): AdapterSpec[] {

@@ -54,7 +54,7 @@ export const debugInput = {
           .min(1)
           .optional()
           .describe(
-            'Stop only on some hits, in the adapter\'s syntax: e.g. "5" or ">= 5" (debugpy, lldb), "> 5" or "% 10" (delve).',
+            'Stop only on some hits, in the adapter\'s syntax: e.g. "5" or ">= 5" (debugpy, lldb, node), "> 5" or "% 10" (delve).',
           ),
         log_message: z
           .string()

@@ -54,6 +54,8 @@ export class DebugSession {
   #breakpoints!: BreakpointChannel;
   /** The logpoints set, to tell their output from the program's; what they printed since the last answer. */
   readonly #logpoints = new Logpoints();
+  /** The breakpoints sent at the start, as the adapter answered them; a later "breakpoint" event updates them. */
+  #sent = new Map<string, DebugProtocol.Breakpoint[]>();
   readonly #output = new OutputRing(OUTPUT_LIMIT);
   readonly #workdir: string;
   readonly #timeouts: SessionTimeouts;
@@ -162,6 +164,7 @@ export class DebugSession {
       this.#logpoints,
     );
     const { verified, notes } = await this.#breakpoints.sendBook(breakpoints);
+    this.#sent = verified;
     if (this.#capabilities.supportsConfigurationDoneRequest !== false)
       await client.request("configurationDone", {}, t.requestMs);
     const response = await launched;
@@ -358,6 +361,12 @@ export class DebugSession {
         ...(body.text ? { text: body.text } : {}),
         ...(body.description ? { description: body.description } : {}),
       };
+    } else if (event.event === "breakpoint") {
+      // Bound after it was answered (a script that loads later: Node's adapter, lldb's shared libraries).
+      const changed = (event as DebugProtocol.BreakpointEvent).body.breakpoint;
+      for (const list of this.#sent.values())
+        for (const [i, b] of list.entries())
+          if (changed.id !== undefined && b.id === changed.id) list[i] = changed;
     } else if (event.event === "continued") {
       this.#state = "running";
     } else if (event.event === "exited") {

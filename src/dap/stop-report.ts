@@ -205,10 +205,14 @@ export class StopInspector {
         ? frames.find((f) => f.path && f.line && !path.isAbsolute(f.path))
         : undefined;
     const workdirFrame = own?.path && own.line ? { id: own.id, ...this.#located(own) } : undefined;
-    const first = scopesAsked ? (await scopesAsked)[0] : undefined;
-    const locals = first
-      ? (await this.variables(first.reference, 20).catch(missing("locals", { variables: [] }))).variables
-      : [];
+    const locals: Variable[] = [];
+    for (const scope of localScopes(scopesAsked ? await scopesAsked : [])) {
+      if (locals.length >= 20) break;
+      const got = await this.variables(scope.reference, 20 - locals.length).catch(
+        missing("locals", { variables: [] as Variable[] }),
+      );
+      locals.push(...got.variables);
+    }
     const watched = watch.length && raw[0] ? this.watches(watch, raw[0].id) : undefined;
     const exception = stop.reason === "exception" ? await this.#exception(stop) : undefined;
     // delve answers a step it cannot take (an unknown goroutine) with a stop for "error": its text is the why.
@@ -282,4 +286,15 @@ export class StopInspector {
 /** A value as answers show it: at most MAX_VALUE characters, and when cut, how long it was (an ellipsis alone hid it). */
 export function clip(value: string, max = MAX_VALUE): string {
   return value.length > max ? `${value.slice(0, max)}… (${value.length} characters)` : value;
+}
+
+/**
+ * The scopes a stop's locals come from: the first — and in JavaScript, where a stop inside a loop or a block has
+ * that block's scope first (V8), each block scope down to the function's own Local.
+ */
+function localScopes<S extends { name: string }>(scopes: readonly S[]): readonly S[] {
+  const local = scopes.findIndex((s) => s.name === "Local");
+  return local > 0 && scopes.slice(0, local).every((s) => s.name === "Block")
+    ? scopes.slice(0, local + 1)
+    : scopes.slice(0, 1);
 }

@@ -36,6 +36,39 @@ export const NPM_SERVERS = {
   "svelte-language-server": "0.18.4",
 };
 
+/** tsx, which runs a TypeScript program under the debugger when the project has none (esbuild comes with it). */
+export const TSX_VERSION = "4.23.15";
+
+/**
+ * npm packages into runbound's home. Their install scripts are not run (what is installed here is plain JavaScript
+ * or ships its binary as a package) and would run as this user.
+ * @param {string} home
+ * @param {Record<string, string>} packages
+ * @param {(line: string) => void} log
+ * @param {string} what
+ */
+function npmIntoHome(home, packages, log, what) {
+  const { npmPrefix } = homeLayout(home);
+  const pins = Object.entries(packages).map(([name, version]) => `${name}@${version}`);
+  log(`npm install ${pins.join(" ")} into ${npmPrefix}`);
+  const r = spawnSync(
+    "npm",
+    [
+      "install",
+      "--prefix",
+      npmPrefix,
+      "--no-audit",
+      "--no-fund",
+      "--ignore-scripts",
+      "--loglevel",
+      "error",
+      ...pins,
+    ],
+    { stdio: ["ignore", "inherit", "inherit"], env: absoluteEnv() },
+  );
+  return r.status === 0 ? undefined : `npm install of ${what} failed (exit ${r.status ?? r.signal})`;
+}
+
 /**
  * @typedef {{ version: string, where: string }} Present
  * @typedef {{ home: string, log: (line: string) => void, root: boolean }} InstallContext
@@ -270,30 +303,19 @@ export const COMPONENTS = [
         ? { version: versions.join(", "), where: path.join(npmPrefix, "node_modules") }
         : undefined;
     },
-    install({ home, log }) {
+    install: ({ home, log }) => npmIntoHome(home, NPM_SERVERS, log, "the language servers"),
+  },
+  {
+    id: "tsx",
+    what: `tsx ${TSX_VERSION} (from npm)`,
+    serves: "debug of TypeScript programs when the project has no tsx of its own",
+    check(home) {
       const { npmPrefix } = homeLayout(home);
-      const pins = Object.entries(NPM_SERVERS).map(([name, version]) => `${name}@${version}`);
-      log(`npm install ${pins.join(" ")} into ${npmPrefix}`);
-      // Their install scripts are not needed (the servers are plain JavaScript) and would run as this user.
-      const r = spawnSync(
-        "npm",
-        [
-          "install",
-          "--prefix",
-          npmPrefix,
-          "--no-audit",
-          "--no-fund",
-          "--ignore-scripts",
-          "--loglevel",
-          "error",
-          ...pins,
-        ],
-        { stdio: ["ignore", "inherit", "inherit"], env: absoluteEnv() },
-      );
-      return r.status === 0
-        ? undefined
-        : `npm install of the language servers failed (exit ${r.status ?? r.signal})`;
+      return installedVersion(npmPrefix, "tsx") === TSX_VERSION
+        ? { version: TSX_VERSION, where: path.join(npmPrefix, "node_modules", "tsx") }
+        : undefined;
     },
+    install: ({ home, log }) => npmIntoHome(home, { tsx: TSX_VERSION }, log, "tsx"),
   },
   {
     id: "shellcheck",

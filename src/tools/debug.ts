@@ -15,7 +15,7 @@ export const debugTool = defineTool({
   parallelSafe: false,
   runsCode: true,
   description: [
-    "Debug a program with a real debugger (debugpy for Python, delve for Go, lldb for C/C++/Rust binaries).",
+    "Debug a program with a real debugger (debugpy for Python, delve for Go, lldb for C/C++/Rust binaries, Node's inspector for JavaScript and TypeScript).",
     "One session per conversation (30-minute TTL); a second launch is refused while one runs.",
     "Set `breakpoints` (file + lines; [] clears; or file + breakpoints with condition / hit_condition / log_message; or function_breakpoints; or exception_breakpoints, the filters status lists) before or after `launch` (program + args) or `attach` (port of a program already under a debug server: debugpy --listen, dlv --headless, lldb-server gdbserver, started in this run (a cell, a worker) or on the host; or pid of a program running in the workdir). continue and step_over /",
     "step_in / step_out answer in one call with where it stopped, the source line, the top frames and the locals;",

@@ -1,0 +1,438 @@
+/**
+ * runbound's debug adapter for Node programs (JavaScript, and TypeScript through tsx or compiled with source maps):
+ * DAP on its stdio, the Chrome DevTools Protocol to the program's inspector. No adapter for Node is published on a
+ * registry runbound reaches (VS Code's js-debug ships only in the editor), so this one speaks for V8 the way
+ * debugpy, delve and lldb speak for theirs. It runs where the program runs: confined with it.
+ */
+import type { ChildProcess } from "node:child_process";
+import {
+  BreakpointEvent,
+  DebugSession,
+  ExitedEvent,
+  InitializedEvent,
+  OutputEvent,
+  StoppedEvent,
+  TerminatedEvent,
+} from "@vscode/debugadapter";
+import type { DebugProtocol } from "@vscode/debugprotocol";
+import type CDP from "chrome-remote-interface";
+import type { Protocol } from "devtools-protocol";
+import { NodeBreakpoints } from "./breakpoints.js";
+import { PausedState } from "./frames.js";
+import { startInspected } from "./inspector.js";
+import { Scripts } from "./scripts.js";
+import { typeOf, valueText } from "./values.js";
+
+/** What runbound's catalog sends to launch a program. */
+export interface NodeLaunchArguments extends DebugProtocol.LaunchRequestArguments {
+  readonly program: string;
+  readonly args?: readonly string[];
+  readonly cwd?: string;
+  readonly env?: Record<string, string>;
+  /** Node's own arguments before the program: `--import <tsx's loader>` for TypeScript. */
+  readonly nodeArgs?: readonly string[];
+  readonly stopOnEntry?: boolean;
+  /** Why the program cannot be launched (TypeScript on a Node without type stripping and no tsx). */
+  readonly refused?: string;
+}
+
+const THREAD = 1;
+const INSPECTOR_MS = 30_000;
+
+class NodeDebugSession extends DebugSession {
+  readonly #scripts = new Scripts();
+  #cdp: CDP.Client | undefined;
+  #child: ChildProcess | undefined;
+  #breakpoints: NodeBreakpoints | undefined;
+  #paused: PausedState | undefined;
+  /** Why the next stop comes, when runbound asked for it (a step, a pause). */
+  #expecting: "step" | "pause" | undefined;
+  #entryPaused = false;
+  #atEntry: (() => void) | undefined;
+  #configured = false;
+  #stopOnEntry = false;
+  #mainContext: number | undefined;
+  #ended = false;
+
+  protected override initializeRequest(response: DebugProtocol.InitializeResponse): void {
+    response.body = {
+      supportsConfigurationDoneRequest: true,
+      supportsConditionalBreakpoints: true,
+      supportsHitConditionalBreakpoints: true,
+      supportsLogPoints: true,
+      supportsEvaluateForHovers: true,
+      supportsSetVariable: true,
+      supportsExceptionInfoRequest: true,
+      supportsTerminateRequest: true,
+      // As VS Code's own JavaScript debugger offers them, neither on by default.
+      exceptionBreakpointFilters: [
+        { filter: "all", label: "Caught Exceptions", default: false },
+        { filter: "uncaught", label: "Uncaught Exceptions", default: false },
+      ],
+    };
+    this.sendResponse(response);
+  }
+
+  protected override async launchRequest(
+    response: DebugProtocol.LaunchResponse,
+    args: NodeLaunchArguments,
+  ): Promise<void> {
+    try {
+      if (args.refused) throw new Error(args.refused);
+      this.#stopOnEntry = args.stopOnEntry === true;
+      const { child, cdp } = await startInspected({
+        node: process.execPath,
+        nodeArgs: args.nodeArgs ?? [],
+        program: args.program,
+        args: args.args ?? [],
+        cwd: args.cwd ?? process.cwd(),
+        env: args.env ?? {},
+        timeoutMs: INSPECTOR_MS,
+        output: (category, text) => this.sendEvent(new OutputEvent(text, category)),
+      });
+      this.#child = child;
+      this.#cdp = cdp;
+      child.once("exit", (code, signal) => this.#exited(code ?? (signal ? 128 : 0)));
+      cdp.on("disconnect", () => child.kill("SIGKILL"));
+      const entry = new Promise<void>((resolve) => {
+        this.#atEntry = resolve;
+      });
+      await this.#listen(cdp);
+      // Paused before its first line, the main script is parsed: a breakpoint in the file it was compiled from
+      // (its map is read by now) is bound as it is set. V8 pauses there once, not again for the map.
+      await entry;
+      this.sendResponse(response);
+      this.sendEvent(new InitializedEvent());
+    } catch (error) {
+      this.sendErrorResponse(response, 1, (error as Error).message);
+    }
+  }
+
+  async #listen(cdp: CDP.Client): Promise<void> {
+    this.#breakpoints = new NodeBreakpoints(cdp, this.#scripts, (b) =>
+      this.sendEvent(new BreakpointEvent("changed", b as DebugProtocol.Breakpoint)),
+    );
+    cdp.on("Debugger.scriptParsed", (event: Protocol.Debugger.ScriptParsedEvent) => this.#scripts.add(event));
+    cdp.on("Debugger.breakpointResolved", (event: Protocol.Debugger.BreakpointResolvedEvent) =>
+      this.#breakpoints?.resolved(event),
+    );
+    cdp.on("Debugger.paused", (event: Protocol.Debugger.PausedEvent) => {
+      this.#onPaused(event).catch((error: Error) => this.#say(`runbound's Node adapter: ${error.message}\n`));
+    });
+    cdp.on("Runtime.executionContextCreated", (event: Protocol.Runtime.ExecutionContextCreatedEvent) => {
+      if ((event.context.auxData as { isDefault?: boolean } | undefined)?.isDefault)
+        this.#mainContext ??= event.context.id;
+    });
+    // The program is done: Node waits for its debugger to leave before it exits; leave.
+    cdp.on("Runtime.executionContextDestroyed", (event: Protocol.Runtime.ExecutionContextDestroyedEvent) => {
+      if (event.executionContextId === this.#mainContext) cdp.close().catch(() => undefined);
+    });
+    await cdp.Runtime.enable();
+    await cdp.Debugger.enable({});
+    await cdp.Debugger.setInstrumentationBreakpoint({
+      instrumentation: "beforeScriptWithSourceMapExecution",
+    });
+    await cdp.Runtime.runIfWaitingForDebugger();
+  }
+
+  async #onPaused(event: Protocol.Debugger.PausedEvent): Promise<void> {
+    const cdp = this.#cdp!;
+    if (event.reason === "instrumentation") {
+      const script = this.#scripts.get((event.data as { scriptId: string }).scriptId);
+      if (script) await this.#breakpoints!.scriptLoaded(script);
+      await cdp.Debugger.resume({});
+      return;
+    }
+    if ((event.reason as string) === "Break on start" && !this.#entryPaused) {
+      this.#entryPaused = true;
+      this.#atEntry?.();
+      if (this.#configured) await this.#leaveEntry();
+      return;
+    }
+    const hits = this.#breakpoints!.hit(event.hitBreakpoints ?? []);
+    const state = new PausedState(event, cdp, this.#scripts);
+    if (hits.length && !this.#expecting && event.reason === "other") {
+      let stop = false;
+      for (const w of hits) {
+        w.hits++;
+        if (w.hitCondition && !w.hitCondition(w.hits)) continue;
+        if (w.logMessage !== undefined) this.#say(`${await this.#logLine(w.logMessage, state)}\n`, "console");
+        else stop = true;
+      }
+      if (!stop) {
+        await cdp.Debugger.resume({});
+        return;
+      }
+    }
+    this.#paused = state;
+    const expecting = this.#expecting;
+    this.#expecting = undefined;
+    const exception = event.reason === "exception" || event.reason === "promiseRejection";
+    const reason = exception ? "exception" : hits.length ? "breakpoint" : (expecting ?? "debugger statement");
+    const stopped = new StoppedEvent(reason, THREAD) as DebugProtocol.StoppedEvent;
+    stopped.body.allThreadsStopped = true;
+    if (exception) stopped.body.text = valueText(event.data as Protocol.Runtime.RemoteObject);
+    this.sendEvent(stopped);
+  }
+
+  async #leaveEntry(): Promise<void> {
+    if (this.#stopOnEntry) {
+      this.#paused = undefined;
+      this.sendEvent(new StoppedEvent("entry", THREAD));
+      return;
+    }
+    await this.#cdp!.Debugger.resume({});
+  }
+
+  /** A logpoint's message with each {expression} evaluated where it stopped. */
+  async #logLine(message: string, state: PausedState): Promise<string> {
+    const parts = message.split(/(\{[^{}]+\})/);
+    const out: string[] = [];
+    for (const part of parts) {
+      if (!/^\{[^{}]+\}$/.test(part)) {
+        out.push(part);
+        continue;
+      }
+      out.push(
+        await state.evaluate(part.slice(1, -1)).then(
+          (v) => (v.type === "string" ? String(v.value) : valueText(v)),
+          (e: Error) => `<${e.message}>`,
+        ),
+      );
+    }
+    return out.join("");
+  }
+
+  protected override async configurationDoneRequest(response: DebugProtocol.ConfigurationDoneResponse) {
+    this.#configured = true;
+    this.sendResponse(response);
+    if (this.#entryPaused) await this.#leaveEntry().catch(() => undefined);
+  }
+
+  protected override async setBreakPointsRequest(
+    response: DebugProtocol.SetBreakpointsResponse,
+    args: DebugProtocol.SetBreakpointsArguments,
+  ): Promise<void> {
+    await this.#answer(response, async () => {
+      if (!args.source.path) throw new Error("a breakpoint needs the source's path");
+      const wanted = args.breakpoints ?? (args.lines ?? []).map((line) => ({ line }));
+      return { breakpoints: await this.#live().breakpoints.set(args.source.path, wanted) };
+    });
+  }
+
+  protected override async setExceptionBreakPointsRequest(
+    response: DebugProtocol.SetExceptionBreakpointsResponse,
+    args: DebugProtocol.SetExceptionBreakpointsArguments,
+  ): Promise<void> {
+    await this.#answer(response, async () => {
+      const state = args.filters.includes("all")
+        ? "all"
+        : args.filters.includes("uncaught")
+          ? "uncaught"
+          : "none";
+      await this.#live().cdp.Debugger.setPauseOnExceptions({ state });
+      return undefined;
+    });
+  }
+
+  protected override threadsRequest(response: DebugProtocol.ThreadsResponse): void {
+    response.body = { threads: [{ id: THREAD, name: "main" }] };
+    this.sendResponse(response);
+  }
+
+  protected override async stackTraceRequest(
+    response: DebugProtocol.StackTraceResponse,
+    args: DebugProtocol.StackTraceArguments,
+  ): Promise<void> {
+    await this.#answer(response, async () => {
+      this.#thread(args.threadId);
+      return this.#stopped().stackTrace(args.startFrame ?? 0, args.levels ?? 0);
+    });
+  }
+
+  protected override async scopesRequest(
+    response: DebugProtocol.ScopesResponse,
+    args: DebugProtocol.ScopesArguments,
+  ): Promise<void> {
+    await this.#answer(response, async () => {
+      const scopes = this.#stopped().scopes(args.frameId);
+      if (!scopes) throw new Error(`unknown frame ${args.frameId}: stack lists the frames of this stop`);
+      return { scopes };
+    });
+  }
+
+  protected override async variablesRequest(
+    response: DebugProtocol.VariablesResponse,
+    args: DebugProtocol.VariablesArguments,
+  ): Promise<void> {
+    await this.#answer(response, async () => {
+      const variables = await this.#stopped().variables(args.variablesReference, args.start, args.count);
+      if (!variables)
+        throw new Error(
+          `unknown variables reference ${args.variablesReference}: references last until the program runs`,
+        );
+      return { variables };
+    });
+  }
+
+  protected override async setVariableRequest(
+    response: DebugProtocol.SetVariableResponse,
+    args: DebugProtocol.SetVariableArguments,
+  ): Promise<void> {
+    await this.#answer(response, async () => {
+      const state = this.#stopped();
+      const value = await state.set(args.variablesReference, args.name, args.value, 0);
+      const shown = state.variable(args.name, value);
+      return { value: shown.value, type: shown.type, variablesReference: shown.variablesReference };
+    });
+  }
+
+  protected override async evaluateRequest(
+    response: DebugProtocol.EvaluateResponse,
+    args: DebugProtocol.EvaluateArguments,
+  ): Promise<void> {
+    await this.#answer(response, async () => {
+      const live = this.#live();
+      const state =
+        this.#paused ?? new PausedState({ callFrames: [], reason: "other" }, live.cdp, this.#scripts);
+      const frame = args.frameId !== undefined ? state.frame(args.frameId) : undefined;
+      if (args.frameId !== undefined && !frame) throw new Error(`unknown frame ${args.frameId}`);
+      const value = await state.evaluate(args.expression, frame);
+      const shown = state.variable(args.expression, value);
+      return { result: shown.value, type: typeOf(value), variablesReference: shown.variablesReference };
+    });
+  }
+
+  protected override async exceptionInfoRequest(
+    response: DebugProtocol.ExceptionInfoResponse,
+    args: DebugProtocol.ExceptionInfoArguments,
+  ): Promise<void> {
+    await this.#answer(response, async () => {
+      this.#thread(args.threadId);
+      const paused = this.#stopped().paused;
+      if (paused.reason !== "exception" && paused.reason !== "promiseRejection")
+        throw new Error("the program is not stopped at an exception");
+      const error = paused.data as (Protocol.Runtime.RemoteObject & { uncaught?: boolean }) | undefined;
+      const description = error?.description ?? valueText(error ?? { type: "undefined" });
+      const [message, ...stack] = description.split("\n");
+      return {
+        exceptionId: error?.className ?? error?.type ?? "exception",
+        description: message,
+        breakMode: error?.uncaught ? "unhandled" : "always",
+        details: { message, typeName: error?.className, stackTrace: stack.join("\n") },
+      } as DebugProtocol.ExceptionInfoResponse["body"];
+    });
+  }
+
+  protected override async continueRequest(
+    response: DebugProtocol.ContinueResponse,
+    args: DebugProtocol.ContinueArguments,
+  ) {
+    response.body = { allThreadsContinued: true };
+    await this.#run(response, args.threadId, undefined, (cdp) => cdp.Debugger.resume({}));
+  }
+
+  protected override async nextRequest(
+    response: DebugProtocol.NextResponse,
+    args: DebugProtocol.NextArguments,
+  ) {
+    await this.#run(response, args.threadId, "step", (cdp) => cdp.Debugger.stepOver({}));
+  }
+
+  protected override async stepInRequest(
+    response: DebugProtocol.StepInResponse,
+    args: DebugProtocol.StepInArguments,
+  ) {
+    await this.#run(response, args.threadId, "step", (cdp) => cdp.Debugger.stepInto({}));
+  }
+
+  protected override async stepOutRequest(
+    response: DebugProtocol.StepOutResponse,
+    args: DebugProtocol.StepOutArguments,
+  ) {
+    await this.#run(response, args.threadId, "step", (cdp) => cdp.Debugger.stepOut());
+  }
+
+  protected override async pauseRequest(
+    response: DebugProtocol.PauseResponse,
+    args: DebugProtocol.PauseArguments,
+  ) {
+    await this.#answer(response, async () => {
+      this.#thread(args.threadId);
+      this.#expecting = "pause";
+      await this.#live().cdp.Debugger.pause();
+      return undefined;
+    });
+  }
+
+  protected override async terminateRequest(response: DebugProtocol.TerminateResponse): Promise<void> {
+    this.#child?.kill("SIGTERM");
+    this.sendResponse(response);
+  }
+
+  protected override async disconnectRequest(response: DebugProtocol.DisconnectResponse): Promise<void> {
+    this.#child?.kill("SIGKILL");
+    await this.#cdp?.close().catch(() => undefined);
+    this.sendResponse(response);
+  }
+
+  /** A step or continue: the stop it leads to comes as an event; until then the program runs. */
+  async #run(
+    response: DebugProtocol.Response,
+    threadId: number,
+    expecting: "step" | undefined,
+    go: (cdp: CDP.Client) => Promise<unknown>,
+  ): Promise<void> {
+    await this.#answer(response, async () => {
+      this.#thread(threadId);
+      this.#stopped();
+      this.#paused = undefined;
+      this.#expecting = expecting;
+      await go(this.#live().cdp);
+      return undefined;
+    });
+  }
+
+  async #answer<R extends DebugProtocol.Response>(
+    response: R,
+    work: () => Promise<R["body"]>,
+  ): Promise<void> {
+    try {
+      const body = await work();
+      if (body !== undefined) response.body = body;
+      this.sendResponse(response);
+    } catch (error) {
+      this.sendErrorResponse(response, 2, (error as Error).message);
+    }
+  }
+
+  #live(): { cdp: CDP.Client; breakpoints: NodeBreakpoints } {
+    if (!this.#cdp || !this.#breakpoints || this.#ended) throw new Error("the program is not running");
+    return { cdp: this.#cdp, breakpoints: this.#breakpoints };
+  }
+
+  #stopped(): PausedState {
+    this.#live();
+    if (!this.#paused) throw new Error("the program is running; it must be stopped");
+    return this.#paused;
+  }
+
+  #thread(id: number): void {
+    if (id !== THREAD)
+      throw new Error(`unknown thread ${id}: a Node program's only thread here is ${THREAD}`);
+  }
+
+  #say(text: string, category = "stderr"): void {
+    this.sendEvent(new OutputEvent(text, category));
+  }
+
+  #exited(code: number): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#paused = undefined;
+    this.sendEvent(new ExitedEvent(code));
+    this.sendEvent(new TerminatedEvent());
+  }
+}
+
+DebugSession.run(NodeDebugSession);

@@ -1,0 +1,174 @@
+/**
+ * A paused program's frames, scopes and variables as DAP tells them, from V8's call frames: ids handed out at a
+ * stop are good until the program runs again (as VS Code's are).
+ */
+import type { DebugProtocol } from "@vscode/debugprotocol";
+import type CDP from "chrome-remote-interface";
+import type { Protocol } from "devtools-protocol";
+import type { Scripts } from "./scripts.js";
+import { typeOf, valueText } from "./values.js";
+
+type CallFrame = Protocol.Debugger.CallFrame;
+type RemoteObject = Protocol.Runtime.RemoteObject;
+
+/** What a variables reference stands for: one of a frame's scopes, or an object's properties. */
+type Container =
+  | { readonly kind: "scope"; readonly frame: CallFrame; readonly index: number }
+  | { readonly kind: "object"; readonly objectId: string };
+
+const SCOPE_TITLES: Record<string, string> = {
+  local: "Local",
+  closure: "Closure",
+  block: "Block",
+  script: "Script",
+  module: "Module",
+  global: "Global",
+  catch: "Catch",
+  with: "With",
+  eval: "Eval",
+};
+
+export class PausedState {
+  readonly #frames: CallFrame[];
+  readonly #containers = new Map<number, Container>();
+  #next = 1000;
+
+  constructor(
+    readonly paused: Protocol.Debugger.PausedEvent,
+    private readonly cdp: CDP.Client,
+    private readonly scripts: Scripts,
+  ) {
+    this.#frames = paused.callFrames;
+  }
+
+  get top(): CallFrame | undefined {
+    return this.#frames[0];
+  }
+
+  /** Frame ids are their index: V8's call frame ids are strings. */
+  frame(id: number): CallFrame | undefined {
+    return this.#frames[id];
+  }
+
+  stackTrace(start = 0, levels = 0): { stackFrames: DebugProtocol.StackFrame[]; totalFrames: number } {
+    const end = levels > 0 ? start + levels : this.#frames.length;
+    const stackFrames = this.#frames.slice(start, end).map((frame, i) => {
+      const at = this.scripts.original(frame.location);
+      const source: DebugProtocol.Source = at.file
+        ? { name: at.name, path: at.file }
+        : { name: at.name, presentationHint: "deemphasize" };
+      return {
+        id: start + i,
+        name: frame.functionName || "<anonymous>",
+        source,
+        line: at.line,
+        column: at.column,
+      };
+    });
+    return { stackFrames, totalFrames: this.#frames.length };
+  }
+
+  scopes(frameId: number): DebugProtocol.Scope[] | undefined {
+    const frame = this.#frames[frameId];
+    if (!frame) return undefined;
+    return frame.scopeChain.map((scope, index) => ({
+      name: `${SCOPE_TITLES[scope.type] ?? scope.type}${scope.name && scope.type === "closure" ? ` (${scope.name})` : ""}`,
+      variablesReference: this.#hold({ kind: "scope", frame, index }),
+      expensive: scope.type === "global",
+    }));
+  }
+
+  async variables(reference: number, start = 0, count = 0): Promise<DebugProtocol.Variable[] | undefined> {
+    const container = this.#containers.get(reference);
+    if (!container) return undefined;
+    const objectId =
+      container.kind === "scope"
+        ? container.frame.scopeChain[container.index]!.object.objectId!
+        : container.objectId;
+    const got = await this.cdp.Runtime.getProperties({
+      objectId,
+      ownProperties: true,
+      generatePreview: true,
+    });
+    const named: [string, RemoteObject | undefined, string?][] = [];
+    if (container.kind === "scope" && container.index === 0 && container.frame.this.type !== "undefined")
+      named.push(["this", container.frame.this]);
+    for (const p of got.result) {
+      if (p.value) named.push([p.name, p.value]);
+      else if (p.get && p.get.type !== "undefined") named.push([p.name, undefined, "(…) getter"]);
+    }
+    // [[Entries]] of a Map or Set, [[Target]] of a proxy, a bound function's target; the prototype is left out.
+    for (const p of got.internalProperties ?? [])
+      if (p.value && p.name !== "[[Prototype]]") named.push([p.name, p.value]);
+    const end = count > 0 ? start + count : named.length;
+    return named.slice(start, end).map(([name, value, text]) => this.variable(name, value, text));
+  }
+
+  /** A value as a DAP variable: objects get a reference to open them. */
+  variable(name: string, value: RemoteObject | undefined, text?: string): DebugProtocol.Variable {
+    if (!value) return { name, value: text ?? "undefined", variablesReference: 0 };
+    const reference =
+      value.objectId && (value.type === "object" || value.type === "function") && value.subtype !== "null"
+        ? this.#hold({ kind: "object", objectId: value.objectId })
+        : 0;
+    return { name, value: valueText(value), type: typeOf(value), variablesReference: reference };
+  }
+
+  /** Sets a variable of a scope or a property of an object to what `expression` evaluates to, in the top frame. */
+  async set(reference: number, name: string, expression: string, frameId: number): Promise<RemoteObject> {
+    const container = this.#containers.get(reference);
+    if (!container) throw new Error(`unknown variables reference ${reference}`);
+    const frame = container.kind === "scope" ? container.frame : (this.#frames[frameId] ?? this.#frames[0]!);
+    const value = await this.evaluate(expression, frame);
+    const argument = callArgument(value);
+    if (container.kind === "scope") {
+      if (name === "this") throw new Error("`this` cannot be set");
+      await this.cdp.Debugger.setVariableValue({
+        scopeNumber: container.index,
+        variableName: name,
+        newValue: argument,
+        callFrameId: container.frame.callFrameId,
+      });
+    } else {
+      const set = await this.cdp.Runtime.callFunctionOn({
+        objectId: container.objectId,
+        functionDeclaration: "function (name, value) { this[name] = value; }",
+        arguments: [{ value: name }, argument],
+      });
+      if (set.exceptionDetails) throw new Error(exceptionText(set.exceptionDetails));
+    }
+    return value;
+  }
+
+  /** An expression's value in a frame; an exception is thrown with the message the program would print. */
+  async evaluate(expression: string, frame: CallFrame | undefined = this.#frames[0]): Promise<RemoteObject> {
+    const got = frame
+      ? await this.cdp.Debugger.evaluateOnCallFrame({
+          callFrameId: frame.callFrameId,
+          expression,
+          generatePreview: true,
+        })
+      : await this.cdp.Runtime.evaluate({ expression, generatePreview: true, replMode: true });
+    if (got.exceptionDetails) throw new Error(exceptionText(got.exceptionDetails));
+    return got.result;
+  }
+
+  #hold(container: Container): number {
+    const id = this.#next++;
+    this.#containers.set(id, container);
+    return id;
+  }
+}
+
+export function callArgument(value: RemoteObject): Protocol.Runtime.CallArgument {
+  if (value.objectId) return { objectId: value.objectId };
+  if (value.unserializableValue) return { unserializableValue: value.unserializableValue };
+  return { value: value.value };
+}
+
+/** "ReferenceError: nope is not defined", without the stack V8 adds to an error's description. */
+export function exceptionText(details: Protocol.Runtime.ExceptionDetails): string {
+  const described = details.exception?.description ?? details.exception?.value;
+  const text = typeof described === "string" ? described : details.text;
+  return text.split("\n")[0]!.replace(/^Uncaught /, "");
+}

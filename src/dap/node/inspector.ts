@@ -1,0 +1,76 @@
+/**
+ * The program under Node's inspector: started paused (`--inspect-brk` on a port of its own, 127.0.0.1), joined over
+ * the Chrome DevTools Protocol. Its stdout and stderr are the program's; the inspector's own lines are left out.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import CDP from "chrome-remote-interface";
+
+/** What Node itself writes to stderr about its inspector: not the program's output. */
+const INSPECTOR_LINES =
+  /^(Debugger listening on ws:\/\/\S+|For help, see: https:\/\/nodejs\.org\/\S*|Debugger attached\.|Waiting for the debugger to disconnect\.\.\.|Debugger ending on ws:\/\/\S+)\r?$/;
+
+export interface Inspected {
+  readonly child: ChildProcess;
+  readonly cdp: CDP.Client;
+}
+
+export interface InspectorOptions {
+  readonly node: string;
+  /** Node's own arguments (a loader: --import tsx), before the program. */
+  readonly nodeArgs: readonly string[];
+  readonly program: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+  readonly output: (category: "stdout" | "stderr", text: string) => void;
+}
+
+export async function startInspected(options: InspectorOptions): Promise<Inspected> {
+  const child = spawn(
+    options.node,
+    [...options.nodeArgs, "--inspect-brk=127.0.0.1:0", options.program, ...options.args],
+    { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  child.stdout!.on("data", (d: Buffer) => options.output("stdout", d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let said = "";
+    let partial = "";
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`node did not open its inspector within ${options.timeoutMs} ms: ${said.trim()}`));
+    }, options.timeoutMs);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      reject(new Error(`node could not be started (${options.node}): ${error.message}`));
+    });
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      reject(
+        new Error(`node exited (${signal ?? `code ${code}`}) before its inspector opened: ${said.trim()}`),
+      );
+    });
+    child.stderr!.on("data", (d: Buffer) => {
+      partial += d.toString();
+      const lines = partial.split("\n");
+      partial = lines.pop()!;
+      for (const line of lines) {
+        const listening = /^Debugger listening on (ws:\/\/\S+)/.exec(line);
+        if (listening) {
+          clearTimeout(timer);
+          resolve(listening[1]!);
+        }
+        if (INSPECTOR_LINES.test(line)) continue;
+        said = `${said}${line}\n`.slice(-2000);
+        options.output("stderr", `${line}\n`);
+      }
+    });
+    // What is left without a newline when the program ends.
+    child.stderr!.once("end", () => {
+      if (partial && !INSPECTOR_LINES.test(partial)) options.output("stderr", partial);
+    });
+  });
+  child.removeAllListeners("exit");
+  const cdp = await CDP({ target: url, local: true });
+  return { child, cdp };
+}
