@@ -6,8 +6,11 @@
  * - Go and C accept only declarations at top level; `fmt.Println(x)` there parses, wrongly, as a type conversion;
  * - `a: number` in TypeScript is a class field only inside a class; bare it is a labeled statement.
  */
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
+import path from "node:path";
 import { Lang, registerDynamicLanguage } from "@ast-grep/napi";
+import { GRAMMAR_PACKAGES } from "./packages.mjs";
 
 /** Where the pattern goes in a rung's context. */
 export const HOLE = "__RUNBOUND_PATTERN__";
@@ -297,35 +300,97 @@ export const GRAMMARS: readonly Grammar[] = [
     ladder: [bare, { name: "object member", context: `{${HOLE}}` }],
   },
   { id: "yaml", lang: "yaml", extensions: [".yaml", ".yml"], expando: "$", ladder: [bare] },
+  // The grammars ast-grep publishes beyond these, read as ast-grep reads a pattern (PHP within its open tag).
+  { id: "csharp", lang: "csharp", extensions: [".cs"], expando: "µ", ladder: [bare] },
+  { id: "elixir", lang: "elixir", extensions: [".ex", ".exs"], expando: "µ", ladder: [bare] },
+  { id: "haskell", lang: "haskell", extensions: [".hs"], expando: "µ", ladder: [bare] },
+  { id: "lua", lang: "lua", extensions: [".lua"], expando: "$", ladder: [bare] },
+  {
+    id: "php",
+    lang: "php",
+    extensions: [".php"],
+    expando: "$",
+    // PHP is text until `<?php`: a pattern alone is read after one, as ast-grep's CLI reads PHP (its php_only).
+    ladder: [
+      { name: "statement", context: `<?php\n${HOLE}` },
+      { name: "statement", context: `<?php\n${HOLE};` },
+      { name: "class member", context: `<?php\nclass __C {\n${HOLE}\n}` },
+      { name: "expression", context: `<?php\n$__x = ${HOLE};` },
+      bare,
+    ],
+    // Without its open tag a pattern is PHP's text: never what is meant.
+    implausible: ["text", "program"],
+  },
+  { id: "scala", lang: "scala", extensions: [".scala", ".sc", ".sbt"], expando: "$", ladder: [bare] },
+  { id: "sql", lang: "sql", extensions: [".sql"], expando: "_", ladder: [bare] },
+  { id: "swift", lang: "swift", extensions: [".swift"], expando: "µ", ladder: [bare] },
+  { id: "toml", lang: "toml", extensions: [".toml"], expando: "_", ladder: [bare] },
+  { id: "markdown", lang: "markdown", extensions: [".md", ".markdown"], expando: "$", ladder: [bare] },
+  // Angular's templates are HTML files: chosen by `language`, never by extension (html comes first).
+  { id: "angular", lang: "angular", extensions: [".html"], expando: "z", ladder: [bare] },
 ];
 
-const DYNAMIC = [
-  "dart",
-  "python",
-  "go",
-  "rust",
-  "c",
-  "cpp",
-  "java",
-  "kotlin",
-  "ruby",
-  "bash",
-  "json",
-  "yaml",
-] as const;
-let registered = false;
+export { GRAMMAR_PACKAGES };
 
-/** Registers the prebuilt parsers of the @ast-grep/lang-* packages with napi (once per process). */
-export function ensureGrammars(): void {
-  if (registered) return;
-  const require = createRequire(import.meta.url);
-  const modules: Record<
-    string,
-    { libraryPath: string; extensions: string[]; languageSymbol: string; expandoChar: string }
-  > = {};
-  for (const id of DYNAMIC) modules[id] = require(`@ast-grep/lang-${id}`);
+/** The parsers registered in this process, by grammar id (napi takes one registration per process). */
+let registered: ReadonlySet<string> | undefined;
+
+/** ast-grep's names for where a package keeps its prebuilt parser (`prebuilds/prebuild-Linux-X64/parser.so`). */
+const PREBUILD_OS: Record<string, string> = { linux: "Linux", darwin: "macOS", win32: "Windows" };
+const PREBUILD_ARCH: Record<string, string> = { x64: "X64", arm64: "ARM64" };
+
+/**
+ * A dynamic grammar's parser file: its package from runbound's dependencies, else from `npmPrefix` (runbound's
+ * home). The file is found, not asked of the package's index: some print to stdout when asked, and older ones
+ * name a parser.so only their install script (not run: pnpm, --ignore-scripts) would have copied into place.
+ */
+export function grammarParser(
+  id: string,
+  npmPrefix?: string,
+): { libraryPath: string; languageSymbol: string; expandoChar: string; extensions: string[] } | undefined {
+  const pkg = GRAMMAR_PACKAGES[id];
+  const grammar = grammarById(id);
+  if (!pkg || !grammar) return undefined;
+  const froms = [import.meta.url, ...(npmPrefix ? [path.join(npmPrefix, "package.json")] : [])];
+  for (const from of froms) {
+    let dir: string;
+    try {
+      dir = path.dirname(createRequire(from).resolve(`@ast-grep/lang-${id}/package.json`));
+    } catch {
+      continue;
+    }
+    const prebuild = `prebuild-${PREBUILD_OS[process.platform]}-${PREBUILD_ARCH[process.arch]}`;
+    for (const file of [path.join(dir, "prebuilds", prebuild, "parser.so"), path.join(dir, "parser.so")])
+      if (existsSync(file))
+        return {
+          libraryPath: file,
+          languageSymbol: pkg.symbol,
+          expandoChar: grammar.expando,
+          extensions: grammar.extensions.map((e) => e.slice(1)),
+        };
+  }
+  return undefined;
+}
+
+/**
+ * Registers the parsers found — runbound's own grammars and those `runbound setup` put in `npmPrefix` — with napi,
+ * once per process (napi takes no second registration): a grammar installed later is usable after a restart.
+ */
+export function ensureGrammars(npmPrefix?: string): ReadonlySet<string> {
+  if (registered) return registered;
+  const modules: Record<string, NonNullable<ReturnType<typeof grammarParser>>> = {};
+  for (const id of Object.keys(GRAMMAR_PACKAGES)) {
+    const parser = grammarParser(id, npmPrefix);
+    if (parser) modules[id] = parser;
+  }
   registerDynamicLanguage(modules);
-  registered = true;
+  registered = new Set(Object.keys(modules));
+  return registered;
+}
+
+/** Whether a grammar can parse here: napi's own, or a dynamic one whose parser was registered. */
+export function grammarReady(grammar: Grammar): boolean {
+  return !GRAMMAR_PACKAGES[grammar.id] || (registered?.has(grammar.id) ?? false);
 }
 
 export function grammarById(id: string): Grammar | undefined {

@@ -28,7 +28,7 @@ import type { ResourceKey, Resources } from "./resources.js";
 import type { RunLink } from "./run-link.js";
 import { loadRunModules, type RunModules } from "./run-modules.js";
 import { type CallOptions, checkOptionKeys, type LinkOptions, type RunOptions } from "./run-options.js";
-import { defaultHome } from "./setup/home.mjs";
+import { defaultHome, homeLayout } from "./setup/home.mjs";
 import { isSurface, SURFACES, type Surface, surfaceSees } from "./surfaces.js";
 import type { ToolResult } from "./tool-result.js";
 import { VERSION } from "./version.js";
@@ -100,6 +100,7 @@ export class Run {
         workdir,
         this.processes,
         typeof options.ast === "object" ? options.ast : {},
+        homeLayout(this.home).npmPrefix,
       );
     if (options.vibe && modules.vibe) {
       // Workers' calls go through the same gate as the model's, but say who made them (approval cards show it).

@@ -12,7 +12,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun, type Run } from "../src/index.js";
 import type { RunLink } from "../src/run-link.js";
-import { call, suiteWorkdir, textOf } from "./helpers.js";
+import { call, HOME, suiteWorkdir, textOf } from "./helpers.js";
 
 const CANARY = path.join(homedir(), `.runbound-node-debug-canary-${process.pid}`);
 // runbound's own folder: shown read-only to a confined program (its /tmp and home are private and thrown away).
@@ -97,7 +97,8 @@ describe("debug with runbound's Node adapter", () => {
 
   beforeAll(async () => {
     ({ dir, remove } = await suiteWorkdir(FILES));
-    const tsc = path.join(process.cwd(), "node_modules/typescript6/bin/tsc");
+    // TypeScript 6's tsc, from runbound's home (the `typescript6` component).
+    const tsc = path.join(HOME.npmPrefix, "node_modules/typescript6/bin/tsc");
     execFileSync(process.execPath, [tsc, "-p", dir]);
     writeFileSync(CANARY, "secret\n");
     run = await createRun({ workdir: dir, conversationId: "node", approver: "always", lsp: false });

@@ -12,6 +12,7 @@ import {
   type Grammar,
   grammarById,
   grammarForFile,
+  grammarReady,
 } from "../../grammars/index.js";
 import { ToolError } from "../errors.js";
 import { type ConfinedPath, confine, toPosix } from "../files/paths.js";
@@ -20,6 +21,7 @@ import { plural } from "../files/text.js";
 import { quotedValue } from "../files/visible.js";
 import { idleSecondsOf } from "../idle.js";
 import type { ProcessTracker } from "../proc/tracker.js";
+import { setupCommand } from "../setup/components.mjs";
 import { explain } from "./explain.js";
 import { SEARCH_PROCESSES, SearchPool } from "./pool.js";
 import { checkQueryArgs, compileQuery, type Query, type QueryArgs } from "./query.js";
@@ -76,8 +78,11 @@ export class AstEngine {
   readonly #searchSeconds: number;
   #searches = 0;
 
-  /** `processes`: where a search process for files over a megabyte is started (and ended with the run). */
-  constructor(workdir: string, processes: ProcessTracker, options: AstOptions = {}) {
+  /**
+   * `processes`: where a search process for files over a megabyte is started (and ended with the run);
+   * `grammarsFrom`: the npm folder of runbound's home, where `runbound setup --only grammars` put the other grammars.
+   */
+  constructor(workdir: string, processes: ProcessTracker, options: AstOptions = {}, grammarsFrom?: string) {
     this.#workdir = workdir;
     this.#processes = processes;
     this.#maxFileBytes = (options.maxFileKB ?? 1024) * 1024;
@@ -95,8 +100,9 @@ export class AstEngine {
       processes,
       (mb * 2 ** 20) / SEARCH_PROCESSES,
       idleSecondsOf(options.idleSeconds, "ast.idleSeconds") * 1000,
+      grammarsFrom,
     );
-    ensureGrammars();
+    ensureGrammars(grammarsFrom);
   }
 
   /** The grammar and where to search: a file (its language inferred or checked), or a folder with `language`. */
@@ -131,7 +137,7 @@ export class AstEngine {
           `\`language\` ${named.id} does not match ${target.shown}, which is ${inferred.id}; drop \`language\` or pass ${inferred.id}.`,
         );
       }
-      return { grammar: named ?? inferred!, target, isFile: true };
+      return { grammar: installed(named ?? inferred!), target, isFile: true };
     }
     if (!named) {
       const counts = new Map<string, number>();
@@ -144,7 +150,7 @@ export class AstEngine {
         `\`language\` is needed to search a folder: ${target.rel === "." ? "the workdir" : target.shown} holds ${present.length ? present.join(", ") : "no source file of a known language"}.`,
       );
     }
-    return { grammar: named, target, isFile: false };
+    return { grammar: installed(named), target, isFile: false };
   }
 
   async #scope(
@@ -351,10 +357,13 @@ function costOf(outcome: SearchCost): SearchCost {
 }
 
 function sameFamily(a: Grammar, b: Grammar): boolean {
-  const js = ["typescript", "tsx", "javascript"];
-  return (
-    (js.includes(a.id) && js.includes(b.id)) || (["c", "cpp"].includes(a.id) && ["c", "cpp"].includes(b.id))
-  );
+  // Angular's templates are .html files.
+  const families = [
+    ["typescript", "tsx", "javascript"],
+    ["c", "cpp"],
+    ["html", "angular"],
+  ];
+  return families.some((f) => f.includes(a.id) && f.includes(b.id));
 }
 
 /** A rewrite may only use the metavariables its pattern binds. */
@@ -387,4 +396,12 @@ function withCarriedBody(grammar: Grammar, query: Query, rewrite: string): strin
   if (!body || body === "_" || templateNames(rewrite).includes(body)) return rewrite;
   const completion = grammar.rewriteBody ?? grammar.body ?? "";
   return `${rewrite.trimEnd()}${completion.replace(BODY_VAR, `$$$$$$${body}`)}`;
+}
+
+/** The grammar, if its parser is here; else the one command that brings it. */
+function installed(grammar: Grammar): Grammar {
+  if (grammarReady(grammar)) return grammar;
+  throw new ToolError(
+    `The ${grammar.id} grammar is not installed: ${setupCommand("grammars")} brings it (and every other grammar ast-grep publishes) into runbound's home; a harness started before that loads it when it restarts.`,
+  );
 }

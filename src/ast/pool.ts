@@ -42,7 +42,13 @@ export class SearchPool {
    * `treeBudget`: bytes of parsed trees each process may keep between searches (0: none); `idleMs`: after this
    * long without a search the processes end, their trees with them (0: never).
    */
-  constructor(tracker: ProcessTracker, treeBudget: number, idleMs: number) {
+  constructor(
+    tracker: ProcessTracker,
+    treeBudget: number,
+    idleMs: number,
+    /** Where runbound's home keeps the grammars not shipped with it (each process registers them). */
+    private readonly grammarsFrom?: string,
+  ) {
     this.#tracker = tracker;
     this.#treeBudget = treeBudget;
     this.#idleMs = idleMs;
@@ -55,7 +61,7 @@ export class SearchPool {
     const kept = this.#slots[i];
     if (kept?.alive) return kept;
     if (kept) this.#forget(i);
-    const started = new Searcher(this.#tracker, "a search process", this.#treeBudget);
+    const started = new Searcher(this.#tracker, "a search process", this.#treeBudget, this.grammarsFrom);
     this.#slots[i] = started;
     return started;
   }

@@ -7,7 +7,7 @@ import { collectorFor } from "./collect.js";
 import { runTask, type SearchTask } from "./task.js";
 import { TreeCache } from "./tree-cache.js";
 
-ensureGrammars();
+ensureGrammars(process.argv[3]);
 const trees = new TreeCache(Number(process.argv[2] ?? 0));
 const collect = collectorFor(trees);
 

@@ -25,15 +25,20 @@ export class Searcher {
   #stderr = "";
 
   /** `treeBudget`: bytes of trees it keeps between tasks (0: none). */
-  constructor(tracker: ProcessTracker, label: string, treeBudget: number) {
+  constructor(tracker: ProcessTracker, label: string, treeBudget: number, grammarsFrom?: string) {
     this.#tracker = tracker;
     const fromSource = import.meta.url.endsWith(".ts");
     const entry = fileURLToPath(new URL(fromSource ? "./process.ts" : "./process.js", import.meta.url));
     const args = fromSource ? ["--import", import.meta.resolve("tsx/esm"), entry] : [entry];
-    this.#proc = tracker.spawn(label, process.execPath, [...args, String(treeBudget)], {
-      stdio: ["ignore", "ignore", "pipe", "ipc"],
-      serialization: "advanced",
-    });
+    this.#proc = tracker.spawn(
+      label,
+      process.execPath,
+      [...args, String(treeBudget), ...(grammarsFrom ? [grammarsFrom] : [])],
+      {
+        stdio: ["ignore", "ignore", "pipe", "ipc"],
+        serialization: "advanced",
+      },
+    );
     const { child } = this.#proc;
     child.stderr?.on("data", (chunk: Buffer) => {
       this.#stderr = (this.#stderr + chunk.toString()).slice(-2000);

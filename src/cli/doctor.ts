@@ -18,7 +18,7 @@ import { childEnvironment } from "../proc/environment.js";
 import { ProcessTracker } from "../proc/tracker.js";
 import { COMPONENTS, setupCommand } from "../setup/components.mjs";
 import { homeLayout } from "../setup/home.mjs";
-import { denoBinary, npmPackage } from "../setup/npm.js";
+import { componentPackage, denoBinary, npmPackage } from "../setup/npm.js";
 
 export interface DoctorRow {
   readonly name: string;
@@ -136,22 +136,22 @@ function kernelRows(workdir: string, home: string, neededHere: boolean): DoctorR
       found: { where: `the project: ${cells.python}`, version: versionOf(cells.python) },
       neededHere,
     });
-  const deno = denoBinary();
+  const deno = denoBinary(home);
   rows.push(
     deno
       ? {
           name: "Deno",
           serves: "eval (JavaScript cells)",
-          found: { where: `runbound's npm dependency: ${deno}`, version: npmPackage("deno")?.version ?? "" },
+          found: {
+            where: `${npmPackage("deno") ? "runbound's npm dependency" : "runbound's home"}: ${deno}`,
+            version: componentPackage("deno", home)?.version ?? "",
+          },
           neededHere: true,
         }
       : {
           name: "Deno",
           serves: "eval (JavaScript cells)",
-          missing: {
-            why: "runbound's `deno` dependency did not resolve (an install with --ignore-scripts skips its binary)",
-            fix: "npm install runbound",
-          },
+          missing: { why: "Deno is not in runbound's home", fix: setupCommand("deno") },
           neededHere: true,
         },
   );

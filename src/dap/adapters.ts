@@ -207,7 +207,6 @@ export const ADAPTERS: readonly AdapterSpec[] = [
         args: node.args,
         transport: "stdio",
         detail: node.detail,
-        readable: node.readable,
         ...(node.loader ? { loader: node.loader } : {}),
       };
     },

@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { childEnvironment } from "../proc/environment.js";
 import { homeLayout } from "../setup/home.mjs";
-import { npmPackage, tsgoBinary } from "../setup/npm.js";
+import { componentPackage, tsgoBinary } from "../setup/npm.js";
 
 const cached = new Map<string, readonly string[]>();
 
@@ -42,7 +42,9 @@ export function libraryRoots(home: string): readonly string[] {
   const tsgo = tsgoBinary();
   const roots = [
     home,
-    ...["pyright", "typescript", "typescript6", "typescript-language-server"].map((n) => npmPackage(n)?.dir),
+    ...["pyright", "typescript", "typescript6", "typescript-language-server"].map(
+      (n) => componentPackage(n, home)?.dir,
+    ),
     // TypeScript 7's lib.*.d.ts ship in its platform package, beside the binary.
     tsgo && path.dirname(path.dirname(tsgo)),
     "/usr",

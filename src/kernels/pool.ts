@@ -86,6 +86,7 @@ export class KernelPool {
       workdir,
       processes,
       runboundPython: homeLayout(home).python,
+      home,
       ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     });
   }
@@ -366,10 +367,10 @@ export class KernelPool {
    */
   #chooseInterpreter(language: KernelLanguage): Interpreter {
     if (language === "javascript") {
-      const deno = denoBinary();
+      const deno = denoBinary(this.#home);
       if (!deno)
         throw new ToolError(
-          "JavaScript cells run in Deno's kernel, and runbound's `deno` dependency did not resolve (an install with --ignore-scripts skips Deno's binary). Reinstall: npm install runbound.",
+          `JavaScript cells run in Deno's kernel, which is not installed in runbound's home (${this.#home}). Install it: ${setupCommand("deno")}; then call eval again.`,
         );
       this.#server?.writeSpec(this.#specs.javascript());
       return { program: deno, project: false };

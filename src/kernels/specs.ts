@@ -22,6 +22,8 @@ export interface SpecsOptions {
   readonly sandbox?: Sandbox;
   /** The interpreter of runbound's own Python environment. */
   readonly runboundPython: string;
+  /** runbound's home, where `runbound setup --only deno` puts Deno. */
+  readonly home?: string;
 }
 
 export class KernelSpecs {
@@ -77,7 +79,7 @@ export class KernelSpecs {
 
   javascript(): KernelSpecFile {
     // A missing Deno is said when a JavaScript kernel starts, not when Python needs a server.
-    const deno = denoBinary() ?? "deno";
+    const deno = denoBinary(this.options.home) ?? "deno";
     return this.#spec("javascript", "JavaScript (Deno)", deno, [
       "jupyter",
       "--kernel",

@@ -91,8 +91,12 @@ export interface CatalogOptions {
   readonly typescript?: TypeScriptServer;
   /** Which server serves Python: pyright (default) or basedpyright. */
   readonly python?: PythonServer;
-  /** Embedded binaries runbound resolves from its own dependencies. */
-  readonly embedded: { tsgo(): string | undefined; tsserverPath(): string | undefined };
+  /** Binaries runbound resolves from its own dependencies, or from its home's npm folder (TypeScript 6's). */
+  readonly embedded: {
+    tsgo(): string | undefined;
+    tsserverPath(): string | undefined;
+    typescriptLanguageServer(): string | undefined;
+  };
 }
 
 /** rust-analyzer's settings that keep it from building and running the project's build.rs and proc macros. */
@@ -125,13 +129,13 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
             {
               name: "typescript-language-server",
               args: ["--stdio"],
-              embedded: () => npmBin("typescript-language-server", "typescript-language-server"),
+              embedded: options.embedded.typescriptLanguageServer,
             },
           ],
           initializationOptions: { tsserver: { path: options.embedded.tsserverPath() } },
           // Measured: ~2 s of "Initializing JS/TS language features" after the first open, answering [] / `any`.
           warmupMs: 3000,
-          install: REINSTALL("typescript-language-server and TypeScript 6"),
+          install: `${setupCommand("typescript6")} (typescript-language-server with TypeScript 6, into runbound's home)`,
         }
       : {
           id: "tsgo",

@@ -14,7 +14,7 @@ import { IdleCheck, idleSecondsOf } from "../idle.js";
 import { type Resolved, resolveBinary } from "../proc/binaries.js";
 import type { Place } from "../proc/place.js";
 import type { ProcessTracker } from "../proc/tracker.js";
-import { tsgoBinary, tsserverPath } from "../setup/npm.js";
+import { npmBin, tsgoBinary, tsserverPath } from "../setup/npm.js";
 import { catalog, languageOf, rootsOf, type ServerSpec } from "./catalog.js";
 import { LspClient } from "./client.js";
 import {
@@ -69,7 +69,12 @@ export class LspSupervisor {
     const base = catalog({
       typescript: options.typescript ?? "tsgo",
       python: options.python ?? "pyright",
-      embedded: { tsgo: tsgoBinary, tsserverPath },
+      embedded: {
+        tsgo: tsgoBinary,
+        tsserverPath: () => tsserverPath(home),
+        typescriptLanguageServer: () =>
+          npmBin("typescript-language-server", "typescript-language-server", home),
+      },
     });
     const overrides = options.servers ?? [];
     const specs = [...base.filter((s) => !overrides.some((o) => o.id === s.id)), ...overrides];

@@ -5,6 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { accessSync, constants, readdirSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
+import { GRAMMAR_PACKAGES } from "../../grammars/packages.mjs";
 import { homeLayout } from "./home.mjs";
 
 export const GOPLS_VERSION = "v0.23.0"; // the newest gopls Go 1.26 builds; v0.24 needs Go 1.27
@@ -35,6 +36,19 @@ export const NPM_SERVERS = {
   intelephense: "1.18.5",
   "svelte-language-server": "0.18.4",
 };
+
+/** The grammars runbound does not ship (grammars/packages.mjs says which it does), by id: their versions. */
+const HOME_GRAMMARS = Object.fromEntries(
+  Object.entries(GRAMMAR_PACKAGES)
+    .filter(([, p]) => !p.core)
+    .map(([id, p]) => [id, p.version]),
+);
+
+/** Deno, whose Jupyter kernel runs JavaScript cells (~90 MB: in runbound's home, not in every install). */
+export const DENO_VERSION = "2.9.6";
+/** The classic TypeScript server and the TypeScript whose tsserver it drives (under the alias `typescript6`). */
+export const TSLS_VERSION = "5.3.0";
+export const TYPESCRIPT6_VERSION = "6.0.3";
 
 /** tsx, which runs a TypeScript program under the debugger when the project has none (esbuild comes with it). */
 export const TSX_VERSION = "4.23.15";
@@ -80,6 +94,31 @@ function npmIntoHome(home, packages, log, what) {
  *   install: (ctx: InstallContext) => string | undefined,
  * }} Component
  */
+
+/**
+ * A component of npm packages in runbound's home's npm folder: present when each is at its pinned version (an alias,
+ * `npm:typescript@6.0.3`, at the version after its `@`).
+ * @param {{ id: string, what: string, serves: string, packages: Record<string, string>, label: string, summary?: string }} c
+ * @returns {Component}
+ */
+function npmComponent({ id, what, serves, packages, label, summary }) {
+  return {
+    id,
+    what,
+    serves,
+    check(home) {
+      const { npmPrefix } = homeLayout(home);
+      const versions = Object.entries(packages).map(([name, spec]) => ({
+        have: installedVersion(npmPrefix, name),
+        want: spec.replace(/^npm:.*@/, ""),
+      }));
+      if (!versions.every((v) => v.have === v.want)) return undefined;
+      const version = summary ?? [...new Set(versions.map((v) => v.have))].join(", ");
+      return { version, where: path.join(npmPrefix, "node_modules") };
+    },
+    install: ({ home, log }) => npmIntoHome(home, packages, log, label),
+  };
+}
 
 /**
  * @param {string} command
@@ -288,35 +327,50 @@ export const COMPONENTS = [
       return r.status === 0 ? undefined : `pip install failed (exit ${r.status ?? r.signal})`;
     },
   },
-  {
+  npmComponent({
     id: "language-servers",
     what: `language servers from npm (${Object.entries(NPM_SERVERS)
       .map(([name, version]) => `${name} ${version}`)
       .join(", ")})`,
     serves:
       "lsp for Bash, YAML, JSON, CSS, HTML and Dockerfiles, and basedpyright for Python when a run asks for it",
-    check(home) {
-      const { npmPrefix } = homeLayout(home);
-      const versions = Object.keys(NPM_SERVERS).map((name) => installedVersion(npmPrefix, name));
-      const wanted = Object.values(NPM_SERVERS);
-      return versions.every((v, i) => v === wanted[i])
-        ? { version: versions.join(", "), where: path.join(npmPrefix, "node_modules") }
-        : undefined;
+    packages: NPM_SERVERS,
+    label: "the language servers",
+  }),
+  npmComponent({
+    id: "grammars",
+    what: `ast-grep's other grammars from npm (${Object.keys(HOME_GRAMMARS).join(", ")})`,
+    serves: "ast_grep and ast_edit in those languages (python, json and napi's own come with runbound)",
+    packages: Object.fromEntries(Object.entries(HOME_GRAMMARS).map(([id, v]) => [`@ast-grep/lang-${id}`, v])),
+    label: "the grammars",
+    summary: `${Object.keys(HOME_GRAMMARS).length} grammars`,
+  }),
+  // Deno's binary is in its platform package (npm's optional dependency): no install script is needed.
+  npmComponent({
+    id: "deno",
+    what: `Deno ${DENO_VERSION} (from npm)`,
+    serves: "eval (JavaScript cells: Deno's Jupyter kernel)",
+    packages: { deno: DENO_VERSION },
+    label: "Deno",
+  }),
+  npmComponent({
+    id: "typescript6",
+    what: `typescript-language-server ${TSLS_VERSION} with TypeScript ${TYPESCRIPT6_VERSION} (from npm)`,
+    serves:
+      'lsp for TypeScript and JavaScript when a run asks for it (lsp.typescript: "typescript-language-server")',
+    packages: {
+      "typescript-language-server": TSLS_VERSION,
+      typescript6: `npm:typescript@${TYPESCRIPT6_VERSION}`,
     },
-    install: ({ home, log }) => npmIntoHome(home, NPM_SERVERS, log, "the language servers"),
-  },
-  {
+    label: "typescript-language-server and TypeScript 6",
+  }),
+  npmComponent({
     id: "tsx",
     what: `tsx ${TSX_VERSION} (from npm)`,
     serves: "debug of TypeScript programs when the project has no tsx of its own",
-    check(home) {
-      const { npmPrefix } = homeLayout(home);
-      return installedVersion(npmPrefix, "tsx") === TSX_VERSION
-        ? { version: TSX_VERSION, where: path.join(npmPrefix, "node_modules", "tsx") }
-        : undefined;
-    },
-    install: ({ home, log }) => npmIntoHome(home, { tsx: TSX_VERSION }, log, "tsx"),
-  },
+    packages: { tsx: TSX_VERSION },
+    label: "tsx",
+  }),
   {
     id: "shellcheck",
     what: "ShellCheck (the system's)",

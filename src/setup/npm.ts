@@ -1,11 +1,13 @@
 /**
- * runbound's npm components (pyright, TypeScript 7, typescript-language-server with TypeScript 6, Deno), found by
- * module resolution from runbound's own module — so hoisted (npm, yarn) and symlinked (pnpm) installs both work —
- * then each package's bin entry or platform binary. Never `<runbound>/node_modules/.bin`.
+ * runbound's npm components, found by module resolution: those it depends on (pyright, TypeScript 7) from runbound's
+ * own module — so hoisted (npm, yarn) and symlinked (pnpm) installs both work — and those `runbound setup` puts in
+ * its home's npm folder (Deno, typescript-language-server with TypeScript 6: they would weigh ~120 MB in every
+ * install), then each package's bin entry or platform binary. Never `<runbound>/node_modules/.bin`.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { homeLayout } from "./home.mjs";
 
 export interface NpmPackage {
   readonly dir: string;
@@ -47,9 +49,19 @@ function resolveManifest(name: string, from: NodeJS.Require): string | undefined
   }
 }
 
+/** A package from runbound's dependencies, else from the npm folder of runbound's home (`home`). */
+export function componentPackage(name: string, home?: string): NpmPackage | undefined {
+  return (
+    npmPackage(name) ??
+    (home
+      ? npmPackage(name, createRequire(path.join(homeLayout(home).npmPrefix, "package.json")))
+      : undefined)
+  );
+}
+
 /** The file behind one of a package's bin entries (a script run with Node, or a native binary). */
-export function npmBin(name: string, bin: string): string | undefined {
-  const pkg = npmPackage(name);
+export function npmBin(name: string, bin: string, home?: string): string | undefined {
+  const pkg = componentPackage(name, home);
   const entry = pkg?.bin[bin];
   if (!pkg || !entry) return undefined;
   const file = path.join(pkg.dir, entry);
@@ -69,15 +81,15 @@ export function tsgoBinary(): string | undefined {
 }
 
 /** TypeScript 6's tsserver, for typescript-language-server (installed under the alias `typescript6`). */
-export function tsserverPath(): string | undefined {
-  const pkg = npmPackage("typescript6");
+export function tsserverPath(home?: string): string | undefined {
+  const pkg = componentPackage("typescript6", home);
   const file = pkg && path.join(pkg.dir, "lib", "tsserver.js");
   return file && existsSync(file) ? file : undefined;
 }
 
 /** Deno (its Jupyter kernel runs JavaScript cells): the binary its postinstall places, else its platform package's. */
-export function denoBinary(): string | undefined {
-  const deno = npmPackage("deno");
+export function denoBinary(home?: string): string | undefined {
+  const deno = componentPackage("deno", home);
   if (!deno) return undefined;
   const exe = process.platform === "win32" ? "deno.exe" : "deno";
   if (existsSync(path.join(deno.dir, exe))) return path.join(deno.dir, exe);

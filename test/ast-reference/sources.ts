@@ -2,9 +2,11 @@
  * Real code for the differential test, found where a fresh machine has it after `npm install` and `runbound setup`:
  * the project's dependencies (zod's TypeScript, the MCP SDK's JavaScript, the C scanners of the
  * grammar packages), runbound's Python environment (jupyter_server, matplotlib's HTML, nbconvert's CSS, nbformat's
- * JSON schemas, event schemas in YAML), the Go and Rust toolchains' standard libraries, the system's shell scripts. Where the machine
- * has none of a language (Java, Kotlin, Dart, Ruby, TSX here), the fixture in ./fixtures, which no case was chosen
- * from by hand either: the cases are generated from its nodes.
+ * JSON schemas, event schemas in YAML), the Go and Rust toolchains' standard libraries (and the Rust library's Cargo
+ * manifests), the system's shell scripts and PostgreSQL's SQL, runbound's home (intelephense's PHP stubs, typeshed's
+ * TOML metadata), Markdown documentation of the dependencies. Where the machine has none of a language (Java, Kotlin,
+ * Dart, Ruby, TSX, C#, Swift, Scala, Haskell, Elixir, Lua, Angular here), the fixture in ./fixtures, which no case was
+ * chosen from by hand either: the cases are generated from its nodes.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -14,12 +16,14 @@ import { HOME } from "../helpers.js";
 
 const require = createRequire(import.meta.url);
 
+/** A package runbound depends on, else one `runbound setup` put in its home (grammars, language servers). */
 function packageDir(name: string): string | undefined {
-  try {
-    return path.dirname(require.resolve(`${name}/package.json`));
-  } catch {
-    return undefined;
+  for (const from of [require, createRequire(path.join(HOME.npmPrefix, "package.json"))]) {
+    try {
+      return path.dirname(from.resolve(`${name}/package.json`));
+    } catch {}
   }
+  return undefined;
 }
 
 function output(command: string, args: string[]): string | undefined {
@@ -103,6 +107,21 @@ export function candidates(id: string): string[] {
       ),
     cpp: () => filesUnder(site && path.join(site, "numpy"), ext(".cpp")),
     bash: shellScripts,
+    // PHP's standard library as intelephense describes it (the language-servers component).
+    php: () =>
+      filesUnder(
+        packageDir("intelephense") && path.join(packageDir("intelephense")!, "lib", "stub"),
+        ext(".php"),
+      ),
+    // Cargo manifests of the Rust toolchain's library, and typeshed's stub metadata (basedpyright's).
+    toml: () => [
+      ...filesUnder(sysroot && path.join(sysroot, "lib/rustlib/src/rust/library"), (n) => n === "Cargo.toml"),
+      ...filesUnder(packageDir("basedpyright"), (n) => n === "METADATA.toml"),
+    ],
+    // The READMEs of runbound's dependencies.
+    markdown: () => filesUnder(path.dirname(packageDir("ws")!), (n) => n === "README.md", 20_000),
+    // PostgreSQL's extension scripts, where the system has PostgreSQL.
+    sql: () => filesUnder("/usr/share/postgresql", ext(".sql")),
   };
   const real = (found[id]?.() ?? []).filter(usable);
   return real.length ? real : fixture;

@@ -3,7 +3,7 @@
  * the adapter and the program; TypeScript runs through tsx — the project's, else runbound's home's — or, without
  * tsx, through Node's own type stripping where this Node has it.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -14,14 +14,10 @@ import { homeLayout } from "../../setup/home.mjs";
 export const NODE_EXTENSIONS = [".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"];
 const TYPESCRIPT = /\.[cm]?ts$/i;
 
-/** The packages the adapter imports: a sandbox shows their folders, wherever npm put them. */
-const ADAPTER_PACKAGES = ["@vscode/debugadapter", "chrome-remote-interface", "@jridgewell/trace-mapping"];
-
 export interface NodeAdapterCommand {
   readonly command: string;
   readonly args: readonly string[];
   readonly detail: string;
-  readonly readable: readonly string[];
   /** tsx's loader, when one was found for TypeScript programs. */
   readonly loader: string | undefined;
 }
@@ -32,6 +28,8 @@ export function nodeAdapter(
   home: string,
   project: boolean,
 ): NodeAdapterCommand {
+  // Installed, adapter.js is one bundled file (scripts/bundle-node-adapter.mjs) beside runbound's other files, which
+  // every sandbox shows; in a checkout, the source through tsx, its packages in the checkout's node_modules.
   const fromSource = import.meta.url.endsWith(".ts");
   const entry = fileURLToPath(new URL(fromSource ? "./adapter.ts" : "./adapter.js", import.meta.url));
   const loader = tsxLoader(root, workdir, home, project);
@@ -39,7 +37,6 @@ export function nodeAdapter(
     command: process.execPath,
     args: fromSource ? ["--import", import.meta.resolve("tsx/esm"), entry] : [entry],
     detail: `Node ${process.version} at ${process.execPath} (runbound's adapter on its inspector${loader ? `; TypeScript through tsx at ${path.dirname(loader.file)}` : ""})`,
-    readable: packageFolders(),
     loader: loader?.url,
   };
 }
@@ -93,29 +90,4 @@ function tsxLoader(
     } catch {}
   }
   return undefined;
-}
-
-let folders: string[] | undefined;
-
-/** Each package the adapter needs, and theirs, by module resolution from here. */
-function packageFolders(): string[] {
-  if (folders) return folders;
-  const found = new Set<string>();
-  const visit = (name: string, from: string) => {
-    let dir: string;
-    try {
-      dir = path.dirname(createRequire(from).resolve(`${name}/package.json`));
-    } catch {
-      return;
-    }
-    if (found.has(dir)) return;
-    found.add(dir);
-    const manifest = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as {
-      dependencies?: Record<string, string>;
-    };
-    for (const dep of Object.keys(manifest.dependencies ?? {})) visit(dep, path.join(dir, "package.json"));
-  };
-  for (const name of ADAPTER_PACKAGES) visit(name, import.meta.url);
-  folders = [...found];
-  return folders;
 }
