@@ -7,8 +7,11 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun, type Run } from "../src/index.js";
+import type { ServerSpec } from "../src/lsp/catalog.js";
 import type { RunLink } from "../src/run-link.js";
 import { call, suiteWorkdir, textOf } from "./helpers.js";
+
+const FAKE = path.resolve(import.meta.dirname, "fixtures/fake-lsp.mjs");
 
 const FILES: Record<string, string> = {
   "build.sh": '#!/bin/bash\ngreet() {\n  echo "hello $1"\n}\ngreet world\n',
@@ -274,6 +277,62 @@ describe("Svelte in an untrusted workspace", () => {
         await run.dispose();
         await workdir.remove();
       }
+    }
+  }, 120_000);
+});
+
+describe("languages no server runbound can install serves (Java, Kotlin, Ruby, C#, …)", () => {
+  it("lsp status names them with what a harness can do; a harness's own server (lsp.servers) then serves one", async () => {
+    const files = {
+      "tsconfig.json": "{}\n",
+      "main.ts": "export const a = 1;\n",
+      "App.java": "class App {}\n",
+      "lib/build.kt": "fun main() {}\n",
+      "lib/tool.rb": "def greet(name)\n  name\nend\n",
+    };
+    const { dir, remove } = await suiteWorkdir(files);
+    try {
+      const bare = await createRun({ workdir: dir, approver: "always", kernels: false });
+      try {
+        const status = textOf(
+          await call(await bare.link({ surface: "readonly" }), "lsp", { action: "status" }),
+        );
+        expect(status).toContain(
+          "No server runbound can install (none is published on npm, PyPI, the Go proxy, crates.io, Maven Central or Debian in a form it runs); a harness gives its own with createRun({ lsp: { servers: [...] } }):\n  Java (1 file here)\n  Kotlin (1 file here)\n  Ruby (1 file here)",
+        );
+      } finally {
+        await bare.dispose();
+      }
+      // The harness brings a Ruby server (the scripted one: no real Ruby server is reachable here).
+      const ruby: ServerSpec = {
+        id: "harness-ruby",
+        name: "the harness's Ruby server",
+        languages: { ".rb": "ruby" },
+        rootMarkers: [],
+        candidates: [{ name: "fake-lsp", args: [FAKE, "--mode=normal"], embedded: () => process.execPath }],
+        install: "the harness's own",
+      };
+      const served = await createRun({
+        workdir: dir,
+        approver: "always",
+        kernels: false,
+        lsp: { servers: [ruby] },
+      });
+      try {
+        const link = await served.link({ surface: "readonly" });
+        const status = textOf(await call(link, "lsp", { action: "status" }));
+        expect(status).toMatch(/^ {2}harness-ruby: can serve \. \(starts on first use\)$/m);
+        expect(status).not.toContain("Ruby (1 file here)");
+        expect(status).toContain("  Java (1 file here)");
+        const hover = textOf(
+          await call(link, "lsp", { action: "hover", file: "lib/tool.rb", line: 1, symbol: "greet" }),
+        );
+        expect(hover).toContain("fake hover");
+      } finally {
+        await served.dispose();
+      }
+    } finally {
+      await remove();
     }
   }, 120_000);
 });

@@ -21,6 +21,7 @@ import type { LspSupervisor } from "./supervisor.js";
 import { symbols } from "./symbols.js";
 import { findTarget, type LspBase } from "./target.js";
 import type { TrustAsked } from "./trust.js";
+import { unservedLanguages } from "./unserved.js";
 
 export class LanguageService implements LspBase {
   readonly supervisor: LspSupervisor;
@@ -140,6 +141,9 @@ export class LanguageService implements LspBase {
       .filter((a) => !running.some((r) => r.id === a.id))
       .map((a) => `  ${a.id}: can serve ${a.roots.join(", ")} (starts on first use)`);
     const missing = unavailable.map((u) => `  ${u.id}: ${u.reason}`);
+    const unserved = unservedLanguages(this.workdir, this.supervisor.specs).map(
+      ([language, n]) => `  ${language} (${plural(n, "file")} here)`,
+    );
     const trust = this.supervisor.trustNotes();
     const text = [
       ...(trust.length
@@ -152,6 +156,12 @@ export class LanguageService implements LspBase {
       ...rows,
       ...(idle.length ? ["Available:", ...idle] : []),
       ...(missing.length ? ["Cannot serve here:", ...missing] : []),
+      ...(unserved.length
+        ? [
+            "No server runbound can install (none is published on npm, PyPI, the Go proxy, crates.io, Maven Central or Debian in a form it runs); a harness gives its own with createRun({ lsp: { servers: [...] } }):",
+            ...unserved,
+          ]
+        : []),
       ...(this.outside.describe() ? [this.outside.describe()!] : []),
       ...(running.some((s) => s.inPlace && this.supervisor.confinedPlace.kind !== "host")
         ? [`Servers run ${this.supervisor.confinedPlace.description}`]
