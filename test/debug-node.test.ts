@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startInspected } from "../src/dap/node/inspector.js";
 import { createRun, type Run } from "../src/index.js";
 import type { RunLink } from "../src/run-link.js";
 import { call, HOME, suiteWorkdir, textOf } from "./helpers.js";
@@ -57,7 +58,13 @@ const FILES = {
   "lazy.js": ["exports.twice = (n) => {", "  const doubled = n * 2;", "  return doubled;", "};", ""].join(
     "\n",
   ),
-  "stmt.js": ["let seen = 1;", "debugger;", "seen += 1;", "console.log(seen);", ""].join("\n"),
+  "stmt.js": [
+    "let seen = 1; const many = Array.from({ length: 1e6 }, (_, i) => i);",
+    "debugger;",
+    "seen += 1;",
+    "console.log(seen);",
+    "",
+  ].join("\n"),
   "throws.js": ["function fail() {", '  throw new TypeError("no stock for A1");', "}", "fail();", ""].join(
     "\n",
   ),
@@ -147,6 +154,18 @@ describe("debug with runbound's Node adapter", () => {
     await session("stmt.js", [], "stmt.js", async (first) => {
       expect(first).toMatch(/^Stopped \(debugger statement\) in thread 1 at stmt\.js:2 /m);
       expect(first).toMatch(/Locals: .*\bseen = 1\b/);
+      // A 10-million-character string crosses to the host as 8,192 characters, its whole length still said.
+      expect(await debug({ operation: "evaluate", expression: '"x".repeat(10_000_000)' })).toMatch(
+        /^"x".repeat\(10_000_000\) = "x{399}… \(10000002 characters\)/,
+      );
+      // An array of a million elements: a thousand of them cross (runbound lists what it shows of those).
+      // A local array of a million elements: a thousand of its children cross, and a last row says the rest.
+      const launched = await call(client, "debug", { operation: "status" });
+      const many = (
+        launched.structuredContent as { locals: { name: string; reference?: number }[] }
+      ).locals.find((l) => l.name === "many");
+      const rows = await debug({ operation: "variables", reference: many!.reference });
+      expect(rows).toMatch(/showing 50 of 1001\b/);
     });
   });
 
@@ -185,6 +204,32 @@ describe("debug with runbound's Node adapter", () => {
     );
     await debug({ operation: "terminate" });
     await debug({ operation: "breakpoints", file: "lazy.js", lines: [] });
+  });
+});
+
+describe("the program's inspector", () => {
+  it("is not announced on its HTTP endpoint: where the program shares the host's loopback, no other run finds it", async () => {
+    const { dir, remove } = await suiteWorkdir({ "wait.js": "setTimeout(() => {}, 60_000);\n" });
+    const { child, cdp, url } = await startInspected({
+      node: process.execPath,
+      nodeArgs: [],
+      program: path.join(dir, "wait.js"),
+      args: [],
+      cwd: dir,
+      env: {},
+      timeoutMs: 30_000,
+      output: () => undefined,
+    });
+    try {
+      const port = new URL(url).port;
+      // Node serves /json/list on the inspector's port; by default it names the address to join the program at.
+      const listed = await (await fetch(`http://127.0.0.1:${port}/json/list`)).text();
+      expect(listed).not.toMatch(/webSocketDebuggerUrl|ws:\/\//);
+    } finally {
+      await cdp.close();
+      child.kill("SIGKILL");
+      await remove();
+    }
   });
 });
 

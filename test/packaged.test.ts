@@ -326,6 +326,9 @@ describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm, ai }) =
       expect(out.tsgo).toMatch(/main\.ts:1/);
       expect(out.gopls).toMatch(/func double\(n int\) int/);
       expect(out.ast_grep).toMatch(/\napp\.py\n {2}6 {2}print\(greet\("world"\)\)$/);
+      expect(out.ast_grep_home).toMatch(
+        /^1 match in 1 file \(searched 1 go file[\s\S]*\bfmt\.Println\(double\(21\)\)/,
+      );
       expect(out.ast_grep_large).toMatch(/^200000 matches in 1 file|^200,000 matches in 1 file/);
       expect(out.python).toBe("42 3");
       // Code runs confined from the installed package too: the user's home is not there.

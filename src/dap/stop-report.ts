@@ -285,7 +285,10 @@ export class StopInspector {
 
 /** A value as answers show it: at most MAX_VALUE characters, and when cut, how long it was (an ellipsis alone hid it). */
 export function clip(value: string, max = MAX_VALUE): string {
-  return value.length > max ? `${value.slice(0, max)}… (${value.length} characters)` : value;
+  if (value.length <= max) return value;
+  // An adapter that cut a long value already (runbound's Node adapter) said its whole length as this says it.
+  const stated = Number(/… \((\d+) characters\)$/.exec(value)?.[1] ?? 0);
+  return `${value.slice(0, max)}… (${Math.max(stated, value.length)} characters)`;
 }
 
 /**

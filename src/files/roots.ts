@@ -31,6 +31,11 @@ export function rootsIn(
  */
 let listed: Listing | undefined;
 
+/** The names of the files in the workdir and up to two levels below (the folders rootsIn looks in). */
+export function fileNamesNear(workdir: string): readonly string[] {
+  return listingNear(workdir).files;
+}
+
 interface Listing {
   readonly workdir: string;
   readonly folders: readonly string[];

@@ -156,7 +156,7 @@ class NodeDebugSession extends DebugSession {
       for (const w of hits) {
         w.hits++;
         if (w.hitCondition && !w.hitCondition(w.hits)) continue;
-        if (w.logMessage !== undefined) this.#say(`${await this.#logLine(w.logMessage, state)}\n`, "console");
+        if (w.logMessage !== undefined) this.#say(`${await state.logLine(w.logMessage)}\n`, "console");
         else stop = true;
       }
       if (!stop) {
@@ -182,25 +182,6 @@ class NodeDebugSession extends DebugSession {
       return;
     }
     await this.#cdp!.Debugger.resume({});
-  }
-
-  /** A logpoint's message with each {expression} evaluated where it stopped. */
-  async #logLine(message: string, state: PausedState): Promise<string> {
-    const parts = message.split(/(\{[^{}]+\})/);
-    const out: string[] = [];
-    for (const part of parts) {
-      if (!/^\{[^{}]+\}$/.test(part)) {
-        out.push(part);
-        continue;
-      }
-      out.push(
-        await state.evaluate(part.slice(1, -1)).then(
-          (v) => (v.type === "string" ? String(v.value) : valueText(v)),
-          (e: Error) => `<${e.message}>`,
-        ),
-      );
-    }
-    return out.join("");
   }
 
   protected override async configurationDoneRequest(response: DebugProtocol.ConfigurationDoneResponse) {
@@ -309,18 +290,7 @@ class NodeDebugSession extends DebugSession {
   ): Promise<void> {
     await this.#answer(response, async () => {
       this.#thread(args.threadId);
-      const paused = this.#stopped().paused;
-      if (paused.reason !== "exception" && paused.reason !== "promiseRejection")
-        throw new Error("the program is not stopped at an exception");
-      const error = paused.data as (Protocol.Runtime.RemoteObject & { uncaught?: boolean }) | undefined;
-      const description = error?.description ?? valueText(error ?? { type: "undefined" });
-      const [message, ...stack] = description.split("\n");
-      return {
-        exceptionId: error?.className ?? error?.type ?? "exception",
-        description: message,
-        breakMode: error?.uncaught ? "unhandled" : "always",
-        details: { message, typeName: error?.className, stackTrace: stack.join("\n") },
-      } as DebugProtocol.ExceptionInfoResponse["body"];
+      return this.#stopped().exceptionInfo();
     });
   }
 

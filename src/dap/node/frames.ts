@@ -6,9 +6,12 @@ import type { DebugProtocol } from "@vscode/debugprotocol";
 import type CDP from "chrome-remote-interface";
 import type { Protocol } from "devtools-protocol";
 import type { Scripts } from "./scripts.js";
-import { typeOf, valueText } from "./values.js";
+import { cutText, typeOf, valueText } from "./values.js";
 
 type CallFrame = Protocol.Debugger.CallFrame;
+
+/** The most variables one request answers without a count. */
+const MAX_CHILDREN = 1000;
 type RemoteObject = Protocol.Runtime.RemoteObject;
 
 /** What a variables reference stands for: one of a frame's scopes, or an object's properties. */
@@ -100,8 +103,12 @@ export class PausedState {
     // [[Entries]] of a Map or Set, [[Target]] of a proxy, a bound function's target; the prototype is left out.
     for (const p of got.internalProperties ?? [])
       if (p.value && p.name !== "[[Prototype]]") named.push([p.name, p.value]);
-    const end = count > 0 ? start + count : named.length;
-    return named.slice(start, end).map(([name, value, text]) => this.variable(name, value, text));
+    // A million-element array is not sent whole: runbound's answers list at most a thousand children.
+    const end = count > 0 ? start + count : Math.min(named.length, start + MAX_CHILDREN);
+    const sent = named.slice(start, end).map(([name, value, text]) => this.variable(name, value, text));
+    const left = count > 0 ? 0 : named.length - end;
+    // Said as the last row, so a count of what was sent is never taken for the whole.
+    return left > 0 ? [...sent, { name: "…", value: `${left} more not sent`, variablesReference: 0 }] : sent;
   }
 
   /** A value as a DAP variable: objects get a reference to open them. */
@@ -151,6 +158,41 @@ export class PausedState {
       : await this.cdp.Runtime.evaluate({ expression, generatePreview: true, replMode: true });
     if (got.exceptionDetails) throw new Error(exceptionText(got.exceptionDetails));
     return got.result;
+  }
+
+  /** A logpoint's message with each {expression} evaluated in the top frame (an error said in its place). */
+  async logLine(message: string): Promise<string> {
+    const out: string[] = [];
+    for (const part of message.split(/(\{[^{}]+\})/)) {
+      if (!/^\{[^{}]+\}$/.test(part)) out.push(part);
+      else
+        out.push(
+          await this.evaluate(part.slice(1, -1)).then(
+            (v) => (v.type === "string" ? cutText(String(v.value)) : valueText(v)),
+            (e: Error) => `<${e.message}>`,
+          ),
+        );
+    }
+    return out.join("");
+  }
+
+  /** What was thrown, when the program stopped at an exception. */
+  exceptionInfo(): DebugProtocol.ExceptionInfoResponse["body"] {
+    if (this.paused.reason !== "exception" && this.paused.reason !== "promiseRejection")
+      throw new Error("the program is not stopped at an exception");
+    const error = this.paused.data as (RemoteObject & { uncaught?: boolean }) | undefined;
+    const description = cutText(error?.description ?? valueText(error ?? { type: "undefined" }));
+    const [message = "", ...stack] = description.split("\n");
+    return {
+      exceptionId: error?.className ?? error?.type ?? "exception",
+      description: message,
+      breakMode: error?.uncaught ? "unhandled" : "always",
+      details: {
+        message,
+        ...(error?.className ? { typeName: error.className } : {}),
+        stackTrace: stack.join("\n"),
+      },
+    };
   }
 
   #hold(container: Container): number {

@@ -12,6 +12,8 @@ const INSPECTOR_LINES =
 export interface Inspected {
   readonly child: ChildProcess;
   readonly cdp: CDP.Client;
+  /** The inspector's WebSocket address (said on the program's stderr). */
+  readonly url: string;
 }
 
 export interface InspectorOptions {
@@ -29,7 +31,15 @@ export interface InspectorOptions {
 export async function startInspected(options: InspectorOptions): Promise<Inspected> {
   const child = spawn(
     options.node,
-    [...options.nodeArgs, "--inspect-brk=127.0.0.1:0", options.program, ...options.args],
+    // The inspector's address is said on stderr only, not served on its HTTP /json/list: where the program shares
+    // the host's loopback (no sandbox), another run on the host would find it there and join it, unasked.
+    [
+      ...options.nodeArgs,
+      "--inspect-brk=127.0.0.1:0",
+      "--inspect-publish-uid=stderr",
+      options.program,
+      ...options.args,
+    ],
     { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ["ignore", "pipe", "pipe"] },
   );
   child.stdout!.on("data", (d: Buffer) => options.output("stdout", d.toString()));
@@ -72,5 +82,5 @@ export async function startInspected(options: InspectorOptions): Promise<Inspect
   });
   child.removeAllListeners("exit");
   const cdp = await CDP({ target: url, local: true });
-  return { child, cdp };
+  return { child, cdp, url };
 }

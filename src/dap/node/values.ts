@@ -10,7 +10,22 @@ type ObjectPreview = Protocol.Runtime.ObjectPreview;
 /** How many properties of a preview are shown before "…" (V8 previews at most 5 anyway). */
 const PREVIEW_PROPERTIES = 5;
 
+/**
+ * Past this many characters a value is cut, its length said as runbound's answers say one (`… (N characters)`): a
+ * program's 500 MB string would otherwise cross to the host whole, in one message, where answers show 400.
+ */
+const MAX_TEXT = 8192;
+
 export function valueText(value: RemoteObject): string {
+  return cutText(fullText(value));
+}
+
+/** A text past MAX_TEXT characters cut there, its whole length said. */
+export function cutText(text: string): string {
+  return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}… (${text.length} characters)` : text;
+}
+
+function fullText(value: RemoteObject): string {
   switch (value.type) {
     case "string":
       return JSON.stringify(value.value);
