@@ -112,7 +112,7 @@ describe("the environment of a run's processes", () => {
     });
     expectScrubbed(JSON.parse(textOf(cell)), "a Python cell");
     const jsCell = await call(client, "eval", {
-      code: "console.log(JSON.stringify(Deno.env.toObject()))",
+      code: "console.log(JSON.stringify(process.env))",
       language: "javascript",
       description: label,
     });

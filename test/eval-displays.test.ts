@@ -64,8 +64,8 @@ describe("eval: rich displays as text", () => {
     ).toBe("before\nshown\nafter");
   });
 
-  it("JavaScript: Deno's HTML display", async () => {
-    expect(await cell("Deno.jupyter.html`<b>bold</b> text`", "javascript")).toBe("bold text");
+  it("JavaScript: an HTML display from runbound's Node kernel", async () => {
+    expect(await cell("display.html('<b>bold</b> text')", "javascript")).toBe("bold text");
   });
 
   it("what each representation becomes, by the rules alone", () => {

@@ -26,13 +26,13 @@ describe("a kernel that dies", () => {
       "(a fresh kernel: the last one died between cells, so earlier state is lost)\nFalse",
     );
     expect(await cell("x = 1\nx + 1")).toBe("2");
-    // Deno's kernel too.
+    // runbound's JavaScript kernel too.
     const js = async (code: string) =>
       textOf(await call(client, "eval", { code, language: "javascript", description: label }));
-    expect(await js("globalThis.y = 41; setTimeout(() => Deno.exit(3), 1000); 'set'")).toBe('"set"');
+    expect(await js("globalThis.y = 41; setTimeout(() => process.exit(3), 1000); 'set'")).toBe("'set'");
     await new Promise((r) => setTimeout(r, 6000));
     expect(await js("typeof globalThis.y")).toBe(
-      '(a fresh kernel: the last one died between cells, so earlier state is lost)\n"undefined"',
+      "(a fresh kernel: the last one died between cells, so earlier state is lost)\n'undefined'",
     );
   });
 

@@ -1,4 +1,4 @@
-/** eval on real Jupyter kernels: ipykernel (runbound's .venv) and Deno's kernel (npm `deno`). */
+/** eval on real Jupyter kernels: ipykernel (runbound's environment) and runbound's JavaScript kernel on Node. */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import {
   existsSync,
@@ -137,12 +137,16 @@ describe("eval on real kernels", () => {
     expect(await treeOf(workdir)).toEqual({ "data/notes.txt": "alpha\nbeta\n" });
   });
 
-  it("JavaScript cells run on Deno's kernel, with tool() too (a refused write is an exception there as well)", async () => {
+  it("JavaScript cells run on runbound's Node kernel, with tool() too (a refused write is an exception there as well)", async () => {
     expect(textOf(await cell("const n = 6 * 7; n", { language: "javascript" }))).toBe("42");
     expect(
-      textOf(await cell("tool('read', { path: 'data/notes.txt' }).total_lines", { language: "javascript" })),
+      textOf(
+        await cell("(await tool('read', { path: 'data/notes.txt' })).total_lines", {
+          language: "javascript",
+        }),
+      ),
     ).toBe("2");
-    const refused = await cell("tool('write', { path: 'data/new.txt', content: 'x' })", {
+    const refused = await cell("await tool('write', { path: 'data/new.txt', content: 'x' })", {
       language: "javascript",
     });
     expect(refused.structuredContent).toMatchObject({ status: "error" });

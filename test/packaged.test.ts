@@ -334,7 +334,7 @@ describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm, ai }) =
       // Code runs confined from the installed package too: the user's home is not there.
       expect(out.place).toBe("confined");
       expect(out.confined).toBe("hidden");
-      expect(out.javascript).toBe('"2,4,6"');
+      expect(out.javascript).toBe("'2,4,6'");
       expect(out.breakpoint).toMatch(/app\.py:3/);
       expect(out.debug).toMatch(/app\.py:3/);
       expect(out.debug).toMatch(/name = 'world'/);
@@ -410,7 +410,16 @@ describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm, ai }) =
     expect(stdout).toContain(`— lsp for Go — runbound's home: ${HOME.goBin}/gopls`);
     expect(stdout).toContain(`✓ debugpy — debug for Python — runbound's interpreter ${HOME.python}`);
     expect(stdout).toMatch(
-      new RegExp(`^✓ Deno [\\d.]+ — eval \\(JavaScript cells\\) — runbound's home: ${HOME.npmPrefix}/`, "m"),
+      new RegExp(
+        `^✓ ZeroMQ for Node 6\\.8\\.0 — eval \\(JavaScript cells: runbound's kernel on this Node, v[\\d.]+\\) — runbound's home: ${HOME.npmPrefix}/`,
+        "m",
+      ),
+    );
+    expect(stdout).toMatch(
+      new RegExp(
+        `^✓ Deno [\\d.]+ — eval \\(JavaScript cells in Deno's kernel, with kernels\\.javascript "deno"\\) — runbound's home: ${HOME.npmPrefix}/`,
+        "m",
+      ),
     );
     expect(stdout).toMatch(/^✗ Dart analysis server — .* Fix: install the Dart SDK/m);
     expect(stdout).not.toMatch(/scripts\/setup|runbound's folder/);

@@ -238,11 +238,12 @@ except OSError as e:
       "refused: ConnectionRefusedError",
     );
     const js = await call(client, "eval", {
-      code: `try { await Deno.connect({ hostname: "127.0.0.1", port: ${port} }); console.log("connected") } catch (e) { console.log("refused:", e.name) }`,
+      code: `const net = await import("node:net");
+await new Promise((done) => net.connect(${port}, "127.0.0.1").on("connect", () => done(console.log("connected"))).on("error", (e) => done(console.log("refused:", e.code))))`,
       language: "javascript",
       description: label,
     });
-    expect(textOf(js)).toBe("refused: ConnectionRefused");
+    expect(textOf(js)).toBe("refused: ECONNREFUSED");
     // With the network on, the sandbox's loopback is its own too; unconfined, the same cell reaches the server: the
     // refusals are the sandbox's.
     const on = track(await createRun({ workdir: await workdirWith(), approver: "always", lsp: false }));

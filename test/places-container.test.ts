@@ -79,15 +79,15 @@ describe.skipIf(!podmanAvailable)("the container place: processes run inside, pa
     expect(textOf(bridged)).toBe("data.txt (2 lines)\n1\talpha\n2\tbeta");
   });
 
-  it("a JavaScript cell runs there too (Deno, from runbound's npm dependency, by the container's path)", async () => {
+  it("a JavaScript cell runs there too (runbound's kernel on the harness's Node, by the container's path)", async () => {
     const client = await run.link({ surface: "full" });
     const cell = await call(client, "eval", {
-      code: "console.log(Deno.cwd(), (await tool('read', { path: 'data.txt' })).text.split('\\n')[0])",
+      code: "console.log(process.cwd(), (await tool('read', { path: 'data.txt' })).text.split('\\n')[0])",
       language: "javascript",
       description: label,
     });
     expect(textOf(cell)).toBe("/workspace data.txt (2 lines)");
-    expect(inside("ps -eo args")).toMatch(/deno.* jupyter/);
+    expect(inside("ps -eo args")).toMatch(/kernels\/node\/kernel\.[jt]s --zeromq/);
   });
 
   it("a debug session inside: a breakpoint set by the host's path stops the program at /workspace, said relative", async () => {

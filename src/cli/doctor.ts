@@ -136,23 +136,41 @@ function kernelRows(workdir: string, home: string, neededHere: boolean): DoctorR
       found: { where: `the project: ${cells.python}`, version: versionOf(cells.python) },
       neededHere,
     });
+  const zeromq = componentPackage("zeromq", home);
+  const kernelServes = `eval (JavaScript cells: runbound's kernel on this Node, ${process.version})`;
+  rows.push(
+    zeromq
+      ? {
+          name: "ZeroMQ for Node",
+          serves: kernelServes,
+          found: { where: `runbound's home: ${zeromq.dir}`, version: zeromq.version },
+          neededHere: true,
+        }
+      : {
+          name: "ZeroMQ for Node",
+          serves: kernelServes,
+          missing: { why: "ZeroMQ is not in runbound's home", fix: setupCommand("node-kernel") },
+          neededHere: true,
+        },
+  );
   const deno = denoBinary(home);
+  const denoServes = 'eval (JavaScript cells in Deno\'s kernel, with kernels.javascript "deno")';
   rows.push(
     deno
       ? {
           name: "Deno",
-          serves: "eval (JavaScript cells)",
+          serves: denoServes,
           found: {
             where: `${npmPackage("deno") ? "runbound's npm dependency" : "runbound's home"}: ${deno}`,
             version: componentPackage("deno", home)?.version ?? "",
           },
-          neededHere: true,
+          neededHere: false,
         }
       : {
           name: "Deno",
-          serves: "eval (JavaScript cells)",
+          serves: denoServes,
           missing: { why: "Deno is not in runbound's home", fix: setupCommand("deno") },
-          neededHere: true,
+          neededHere: false,
         },
   );
   return rows;

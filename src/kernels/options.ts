@@ -1,7 +1,12 @@
 /** What a harness sets for a run's kernels (`createRun({ kernels })`). */
-import type { Sandbox } from "./schema.js";
+import type { JavaScriptKernel, Sandbox } from "./schema.js";
 
 export interface KernelOptions {
+  /**
+   * What runs JavaScript cells: runbound's kernel on the harness's own Node (default; ~55 MB, its ZeroMQ from
+   * `runbound setup --only node-kernel`) or Deno's (~200 MB, from `runbound setup --only deno`; `Deno.*`, `npm:`).
+   */
+  readonly javascript?: JavaScriptKernel;
   /** A cell with no output for this long is interrupted. Default 300. */
   readonly idleSeconds?: number;
   /** A cell running this long is interrupted, output or not (a loop that prints forever). Default 1800. */

@@ -17,7 +17,7 @@ import { childEnvironment } from "../proc/environment.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { setupCommand } from "../setup/components.mjs";
 import { homeLayout } from "../setup/home.mjs";
-import { denoBinary } from "../setup/npm.js";
+import { denoBinary, zeromqFolder } from "../setup/npm.js";
 import type { ToolResult } from "../tool-result.js";
 import { cellReply } from "./answers.js";
 import { type CellOutcome, onGone, runCell } from "./cell.js";
@@ -25,7 +25,7 @@ import { environmentsOutside, pythonForCells } from "./interpreters.js";
 import { answered, type Interpreter, KernelStartFailure, startFailure, stderrTail } from "./kernel-life.js";
 import { outsideRunLogger, withRunLogger } from "./library-console.js";
 import type { KernelOptions } from "./options.js";
-import { PRELUDE } from "./prelude.js";
+import { prelude } from "./prelude.js";
 import { pythonImports } from "./python-imports.js";
 import type { KernelLanguage } from "./schema.js";
 import { JupyterServer, serverAnswers } from "./server.js";
@@ -87,6 +87,7 @@ export class KernelPool {
       processes,
       runboundPython: homeLayout(home).python,
       home,
+      javascript: options.javascript ?? "node",
       ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     });
   }
@@ -273,8 +274,8 @@ export class KernelPool {
       this.#lostBetweenCells.set(language, "the last one died between cells");
       void this.#shutdown(language);
     });
-    const prelude = kernel.requestExecute({ code: PRELUDE[language](), silent: true, store_history: false });
-    await prelude.done;
+    const code = prelude(language, this.#options.javascript ?? "node");
+    await kernel.requestExecute({ code, silent: true, store_history: false }).done;
     return kernel;
   }
 
@@ -366,11 +367,19 @@ export class KernelPool {
    * ipykernel since), its spec rewritten, and what the first cell must be told is kept.
    */
   #chooseInterpreter(language: KernelLanguage): Interpreter {
+    if (language === "javascript" && (this.#options.javascript ?? "node") === "node") {
+      if (!zeromqFolder(this.#home))
+        throw new ToolError(
+          `JavaScript cells run in runbound's kernel on this Node, whose ZeroMQ is not installed in runbound's home (${this.#home}). Install it: ${setupCommand("node-kernel")}; then call eval again.`,
+        );
+      this.#server?.writeSpec(this.#specs.javascript());
+      return { program: process.execPath, project: false };
+    }
     if (language === "javascript") {
       const deno = denoBinary(this.#home);
       if (!deno)
         throw new ToolError(
-          `JavaScript cells run in Deno's kernel, which is not installed in runbound's home (${this.#home}). Install it: ${setupCommand("deno")}; then call eval again.`,
+          `JavaScript cells run in Deno's kernel here (kernels.javascript "deno"), which is not installed in runbound's home (${this.#home}). Install it: ${setupCommand("deno")}; then call eval again.`,
         );
       this.#server?.writeSpec(this.#specs.javascript());
       return { program: deno, project: false };

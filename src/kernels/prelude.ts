@@ -6,20 +6,26 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { packageRoot } from "../home.js";
 import { BRIDGE_PREFIX } from "./cell.js";
-import type { KernelLanguage } from "./schema.js";
+import type { JavaScriptKernel, KernelLanguage } from "./schema.js";
 
-/** The prelude of each kernel: Python's lives in python/kernel-prelude.py (shipped with the package). */
-export const PRELUDE: Record<KernelLanguage, () => string> = {
-  python: () =>
-    readFileSync(path.join(packageRoot(), "python", "kernel-prelude.py"), "utf8").replaceAll(
+/** The prelude of a kernel: Python's lives in python/kernel-prelude.py (shipped with the package). */
+export function prelude(language: KernelLanguage, javascript: JavaScriptKernel): string {
+  const prefix = JSON.stringify(BRIDGE_PREFIX);
+  if (language === "python")
+    return readFileSync(path.join(packageRoot(), "python", "kernel-prelude.py"), "utf8").replaceAll(
       "__RUNBOUND_BRIDGE_PREFIX__",
-      JSON.stringify(BRIDGE_PREFIX),
-    ),
-  javascript: () => `
-globalThis.tool = (name, args = {}) => {
-  const reply = JSON.parse(prompt(${JSON.stringify(BRIDGE_PREFIX)} + JSON.stringify({ name, args })));
+      prefix,
+    );
+  // Deno's prompt() waits for the answer; Node's kernel asks through input(), a promise: `await tool(…)`.
+  const ask =
+    javascript === "deno"
+      ? `prompt(${prefix} + JSON.stringify({ name, args }))`
+      : `await input(${prefix} + JSON.stringify({ name, args }))`;
+  return `
+globalThis.tool = ${javascript === "deno" ? "" : "async "}(name, args = {}) => {
+  const reply = JSON.parse(${ask});
   if ("error" in reply) throw new Error(reply.error);
   return reply.result;
 };
-`,
-};
+`;
+}

@@ -27,6 +27,9 @@ export interface EvalAnswer {
 
 export type KernelLanguage = "python" | "javascript";
 
+/** The kernel behind JavaScript cells: runbound's own on the harness's Node, or Deno's. */
+export type JavaScriptKernel = "node" | "deno";
+
 /** The conversation's sandbox, as the harness sees it. runbound only asks; it never starts one. */
 export interface Sandbox {
   /** Whether it is running now. */

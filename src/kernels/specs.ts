@@ -11,9 +11,10 @@ import path from "node:path";
 import { packageRoot } from "../home.js";
 import { SCRATCH_PREFIX } from "../proc/confined.js";
 import type { ProcessTracker } from "../proc/tracker.js";
-import { denoBinary } from "../setup/npm.js";
+import { denoBinary, zeromqFolder } from "../setup/npm.js";
+import { nodeKernelCommand } from "./node-kernel.js";
 import { layeredPython } from "./overlay.js";
-import type { KernelLanguage, Sandbox } from "./schema.js";
+import type { JavaScriptKernel, KernelLanguage, Sandbox } from "./schema.js";
 import type { KernelSpecFile } from "./server.js";
 
 export interface SpecsOptions {
@@ -22,8 +23,9 @@ export interface SpecsOptions {
   readonly sandbox?: Sandbox;
   /** The interpreter of runbound's own Python environment. */
   readonly runboundPython: string;
-  /** runbound's home, where `runbound setup --only deno` puts Deno. */
+  /** runbound's home, where `runbound setup` puts ZeroMQ for the Node kernel, and Deno. */
   readonly home?: string;
+  readonly javascript: JavaScriptKernel;
 }
 
 export class KernelSpecs {
@@ -78,7 +80,15 @@ export class KernelSpecs {
   }
 
   javascript(): KernelSpecFile {
-    // A missing Deno is said when a JavaScript kernel starts, not when Python needs a server.
+    // A missing component is said when a JavaScript kernel starts, not when Python needs a server.
+    if (this.options.javascript === "node") {
+      // The folder as the kernel's place sees it (a container shows runbound's home elsewhere).
+      const zeromq = this.options.processes.confinedPlace.toPlace(
+        zeromqFolder(this.options.home) ?? "zeromq",
+      );
+      const { program, args } = nodeKernelCommand(zeromq);
+      return { ...this.#spec("javascript", "JavaScript (Node)", program, args), curve: true };
+    }
     const deno = denoBinary(this.options.home) ?? "deno";
     return this.#spec("javascript", "JavaScript (Deno)", deno, [
       "jupyter",

@@ -44,8 +44,10 @@ const HOME_GRAMMARS = Object.fromEntries(
     .map(([id, p]) => [id, p.version]),
 );
 
-/** Deno, whose Jupyter kernel runs JavaScript cells (~90 MB: in runbound's home, not in every install). */
+/** Deno, whose Jupyter kernel runs JavaScript cells when a run asks for it (~90 MB: in runbound's home). */
 export const DENO_VERSION = "2.9.6";
+/** ZeroMQ for Node, the sockets of runbound's own JavaScript kernel (its prebuilt binaries inside: no build). */
+export const ZEROMQ_VERSION = "6.8.0";
 /** The classic TypeScript server and the TypeScript whose tsserver it drives (under the alias `typescript6`). */
 export const TSLS_VERSION = "5.3.0";
 export const TYPESCRIPT6_VERSION = "6.0.3";
@@ -345,11 +347,18 @@ export const COMPONENTS = [
     label: "the grammars",
     summary: `${Object.keys(HOME_GRAMMARS).length} grammars`,
   }),
+  npmComponent({
+    id: "node-kernel",
+    what: `ZeroMQ for Node ${ZEROMQ_VERSION} (from npm)`,
+    serves: "eval (JavaScript cells: runbound's kernel on the harness's Node)",
+    packages: { zeromq: ZEROMQ_VERSION },
+    label: "ZeroMQ",
+  }),
   // Deno's binary is in its platform package (npm's optional dependency): no install script is needed.
   npmComponent({
     id: "deno",
     what: `Deno ${DENO_VERSION} (from npm)`,
-    serves: "eval (JavaScript cells: Deno's Jupyter kernel)",
+    serves: 'eval (JavaScript cells in Deno\'s kernel, when a run asks for it: kernels.javascript "deno")',
     packages: { deno: DENO_VERSION },
     label: "Deno",
   }),

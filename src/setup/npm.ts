@@ -102,6 +102,11 @@ export function denoBinary(home?: string): string | undefined {
   return file && existsSync(file) ? file : undefined;
 }
 
+/** The folder of ZeroMQ's package (runbound's JavaScript kernel loads it from there), when installed. */
+export function zeromqFolder(home?: string): string | undefined {
+  return componentPackage("zeromq", home)?.dir;
+}
+
 /** Whether a file is a script to run with Node rather than an executable of its own. */
 export function isNodeScript(file: string): boolean {
   return /\.(c|m)?js$/.test(file);

@@ -7,7 +7,7 @@ import { benchAnswers } from "./answers.js";
 import { benchAst } from "./ast.js";
 import { benchCallOverhead } from "./call-overhead.js";
 import { benchDebug } from "./debug.js";
-import { benchEval } from "./eval.js";
+import { benchEval, benchJavaScriptKernels } from "./eval.js";
 import { benchHostThread } from "./host-thread.js";
 import { benchImport } from "./import.js";
 import { benchLsp } from "./lsp.js";
@@ -23,6 +23,7 @@ const results = [
   ...(!only || only === "ast" ? await benchAst() : []),
   ...(!only || only === "debug" ? await benchDebug() : []),
   ...(!only || only === "eval" ? await benchEval() : []),
+  ...(!only || only === "eval" || only === "javascript" ? await benchJavaScriptKernels() : []),
   ...(!only || only === "vibe" ? await benchVibe() : []),
   ...(!only || only === "places" ? await benchPlaces() : []),
   ...(!only || only === "answers" ? await benchAnswers() : []),

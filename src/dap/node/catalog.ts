@@ -28,7 +28,7 @@ export function nodeAdapter(
   home: string,
   project: boolean,
 ): NodeAdapterCommand {
-  // Installed, adapter.js is one bundled file (scripts/bundle-node-adapter.mjs) beside runbound's other files, which
+  // Installed, adapter.js is one bundled file (scripts/bundle-node-processes.mjs) beside runbound's other files, which
   // every sandbox shows; in a checkout, the source through tsx, its packages in the checkout's node_modules.
   const fromSource = import.meta.url.endsWith(".ts");
   const entry = fileURLToPath(new URL(fromSource ? "./adapter.ts" : "./adapter.js", import.meta.url));
