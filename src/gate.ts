@@ -20,6 +20,7 @@ import type {
   ToolContext,
   ToolOutput,
 } from "./registry.js";
+import { withInstallNotes } from "./setup/on-demand.js";
 import { describeSurface, surfaceGates, surfaceSees } from "./surfaces.js";
 import type { ToolResult } from "./tool-result.js";
 
@@ -33,6 +34,8 @@ export interface GateDeps {
   readonly context: (request: CallRequest, signal: AbortSignal) => ToolContext;
   /** A line for the first answer of a tool that runs code (why the run is not confined), once per tool. */
   readonly firstAnswerNote?: (spec: AnyToolSpec) => string | undefined;
+  /** The run installs missing components on demand: each call's answer says what it installed. */
+  readonly installsOnDemand?: boolean;
 }
 
 export function createDispatcher(deps: GateDeps): Dispatch {
@@ -44,6 +47,7 @@ export function createDispatcher(deps: GateDeps): Dispatch {
 
   return async (request) => {
     const spec = deps.registry.get(request.name);
+    const installed: string[] = [];
     try {
       if (deps.runSignal.aborted)
         throw new ToolError("This run has ended (disposed); its tools can no longer be called.");
@@ -82,17 +86,17 @@ export function createDispatcher(deps: GateDeps): Dispatch {
         }
       }
       const work = () => spec.run(args, ctx) as Promise<ToolOutput<Record<string, unknown>>>;
-      const output = spec.parallelSafe
-        ? await work()
-        : await deps.lanes.run(spec.lane ?? spec.name, signal, work);
-      const result = await withAfterWrite(deps, spec, output);
+      const run = () => (spec.parallelSafe ? work() : deps.lanes.run(spec.lane ?? spec.name, signal, work));
+      const output = deps.installsOnDemand ? await withInstallNotes(installed, run) : await run();
+      const result = await withAfterWrite(deps, spec, output, installed);
       const checked = outputCheck(spec)(result.structuredContent);
       if (!checked.valid) {
         throw new Error(`its result does not match its own output schema (${checked.errorMessage})`);
       }
       return result;
     } catch (error) {
-      return errorResult(failureText(spec?.name ?? request.name, error, request.signal, deps.runSignal));
+      const text = failureText(spec?.name ?? request.name, error, request.signal, deps.runSignal);
+      return errorResult(installed.length ? [...installed, text].join("\n\n") : text);
     }
   };
 }
@@ -101,10 +105,11 @@ async function withAfterWrite(
   deps: GateDeps,
   spec: AnyToolSpec,
   output: ToolOutput<Record<string, unknown>>,
+  installed: readonly string[],
 ): Promise<ToolResult> {
   const structured: Record<string, unknown> = { ...output.structured };
   const note = deps.firstAnswerNote?.(spec);
-  const texts = note ? [note, output.text] : [output.text];
+  const texts = [...installed, ...(note ? [note] : []), output.text];
   if (spec.writes && output.written?.length) {
     for (const hook of deps.afterWrite()) {
       try {

@@ -1,6 +1,7 @@
 /**
  * What a harness gives createRun, and the check that it gave nothing else.
  */
+
 import type { ApproverOption } from "./approvals.js";
 import type { AstOptions } from "./ast/engine.js";
 import type { DebugOptions } from "./dap/supervisor.js";
@@ -12,6 +13,7 @@ import type { ContainerOptions } from "./proc/container.js";
 import type { EnvPolicy } from "./proc/environment.js";
 import type { QuestionPort } from "./questions/card.js";
 import type { Caller } from "./registry.js";
+import type { InstallPolicy } from "./setup/on-demand.js";
 import type { Surface } from "./surfaces.js";
 import type { VibeOptions } from "./vibe/pool.js";
 
@@ -54,6 +56,13 @@ export interface RunOptions {
    * `~/.local/share/runbound` — the same folder `setup` uses without `--home`.
    */
   readonly home?: string;
+  /**
+   * `"on-demand"`: a call that needs a component runbound's home lacks (its Python environment, the JavaScript
+   * kernel's ZeroMQ or Deno, a language server, a debug adapter) installs it first, as `npx runbound setup --only
+   * <component>` would, and its answer begins with what was installed and how long it took. Default `"never"`: the
+   * answer names that command.
+   */
+  readonly install?: InstallPolicy;
   /**
    * What the run's processes (kernels, debuggees and adapters, language servers, workers) get of the harness's
    * environment: everything but names that look like credentials (`*_API_KEY`, `*_TOKEN`, `*_SECRET`,
@@ -109,6 +118,7 @@ const RUN_OPTION_KEYS: Record<keyof RunOptions, true> = {
   approver: true,
   logger: true,
   home: true,
+  install: true,
   env: true,
   trust: true,
   confine: true,

@@ -2,6 +2,7 @@
  * One agent run: its workdir, its conversation, the live resources it wired, and the links through which a
  * harness reaches its tools. `dispose()` ends all of it.
  */
+
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import type { McpServer } from "@modelcontextprotocol/server";
@@ -29,6 +30,7 @@ import type { RunLink } from "./run-link.js";
 import { loadRunModules, type RunModules } from "./run-modules.js";
 import { type CallOptions, checkOptionKeys, type LinkOptions, type RunOptions } from "./run-options.js";
 import { defaultHome, homeLayout } from "./setup/home.mjs";
+import { OnDemandInstaller } from "./setup/on-demand.js";
 import { isSurface, SURFACES, type Surface, surfaceSees } from "./surfaces.js";
 import type { ToolResult } from "./tool-result.js";
 import { VERSION } from "./version.js";
@@ -70,6 +72,7 @@ export class Run {
   readonly #ended = new AbortController();
   readonly #noted = new Set<string>();
   readonly #modules: RunModules;
+  readonly #installer: OnDemandInstaller;
   /** Whether what the run starts reaches the network: not in a sandbox whose network is off (tools/list says so). */
   readonly #network: boolean;
   #disposing: Promise<void> | undefined;
@@ -79,6 +82,7 @@ export class Run {
     this.workdir = workdir;
     this.#modules = modules;
     this.home = options.home ? path.resolve(options.home) : defaultHome();
+    this.#installer = new OnDemandInstaller(this.home, options.install ?? "never");
     const confined = choosePlace(
       options.confine ?? "preferred",
       workdir,
@@ -115,6 +119,7 @@ export class Run {
         this.home,
         typeof options.kernels === "object" ? options.kernels : {},
         options.logger,
+        this.#installer,
       );
     }
     if (modules.debug && options.conversationId) {
@@ -126,6 +131,7 @@ export class Run {
         this.home,
         debugOptions,
         options.confine === "required",
+        this.#installer,
       );
     }
     if (modules.lsp) this.#wireLsp(options, modules.lsp);
@@ -153,6 +159,7 @@ export class Run {
       runSignal: this.#ended.signal,
       context: (request, signal) => this.#context(request, signal),
       firstAnswerNote: (spec) => this.#unconfinedNote(spec),
+      installsOnDemand: options.install === "on-demand",
     });
     for (const spec of modules.tools.BUILTIN_TOOLS) this.#registry.add(spec);
   }
@@ -161,7 +168,14 @@ export class Run {
   #wireLsp(options: RunOptions, wiring: NonNullable<RunModules["lsp"]>): void {
     const trust = new wiring.WorkspaceTrust(options.trust, (what, asked) => this.#askTrust(what, asked));
     const lspOptions = typeof options.lsp === "object" ? options.lsp : {};
-    const servers = new wiring.LspSupervisor(this.workdir, this.processes, this.home, lspOptions, trust);
+    const servers = new wiring.LspSupervisor(
+      this.workdir,
+      this.processes,
+      this.home,
+      lspOptions,
+      trust,
+      this.#installer,
+    );
     const lsp = new wiring.LanguageService(servers, this.processes);
     this.#resources.lsp = lsp;
     this.#hooks.push({

@@ -55,6 +55,8 @@ export interface AdapterSpec {
   /** Program file extensions this adapter debugs (an executable without extension goes to lldb). */
   readonly extensions: readonly string[];
   readonly install: string;
+  /** The setup component that brings it (`npx runbound setup --only <component>`), when one does. */
+  readonly component?: string;
   /**
    * `home`: runbound's home, where `runbound setup` put its Python environment, delve. `project: false` leaves the
    * project's own binaries and environments out: for a debugger that runs on the host (an attach), where they
@@ -96,6 +98,7 @@ export const ADAPTERS: readonly AdapterSpec[] = [
     name: "debugpy",
     rootMarkers: ["pyproject.toml", "setup.py", "setup.cfg", "requirements.txt"],
     extensions: [".py"],
+    component: "python",
     install: `${setupCommand("python")} (runbound's Python environment has debugpy)`,
     resolve(root, workdir, home, options) {
       const python = choosePython(root, workdir, home, options?.project ?? true);
@@ -149,6 +152,7 @@ export const ADAPTERS: readonly AdapterSpec[] = [
     name: "delve",
     rootMarkers: ["go.mod"],
     extensions: [".go"],
+    component: "delve",
     install: `${setupCommand("delve")} (builds it with the machine's Go into runbound's home)`,
     resolve(root, workdir, home, options) {
       const found = resolveBinary(
@@ -176,6 +180,7 @@ export const ADAPTERS: readonly AdapterSpec[] = [
     name: "lldb",
     rootMarkers: ["Cargo.toml", "CMakeLists.txt", "compile_commands.json", "Makefile"],
     extensions: ["", ".out", ".bin"],
+    component: "lldb",
     install: `${setupCommand("lldb")} (apt-get as root; otherwise the system's lldb package: its adapter is lldb-dap, or lldb-vscode-NN on older distributions)`,
     resolve(root, workdir, home, options) {
       for (const name of LLDB_ADAPTERS) {

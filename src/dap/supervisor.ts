@@ -3,6 +3,7 @@
  * while one runs is refused with the running session's description; breakpoints may be set before launch; at
  * expiry the session is terminated and the next call says so.
  */
+
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
@@ -14,6 +15,7 @@ import { rootAbove, rootsIn } from "../files/roots.js";
 import { plural, withoutTrailing } from "../files/text.js";
 import { shownPath } from "../files/visible.js";
 import type { ProcessTracker } from "../proc/tracker.js";
+import type { OnDemandInstaller } from "../setup/on-demand.js";
 import { ADAPTERS, type AdapterSpec, adapterForProgram, type ResolvedAdapter } from "./adapters.js";
 import { type AttachPlan, failFastOnInjection, InjectionFailed, pidTarget, portTarget } from "./attach.js";
 import { BreakpointBook, type LineBreakpoint } from "./breakpoints.js";
@@ -83,6 +85,8 @@ export class DebugSupervisor {
     options: DebugOptions = {},
     /** The run was created with `confine: "required"`: nothing of it may run code outside the sandbox. */
     confineRequired = false,
+    /** Installs a missing adapter's component first, where the run allows it. */
+    private readonly installer?: OnDemandInstaller,
   ) {
     this.#workdir = workdir;
     this.#home = home;
@@ -237,7 +241,14 @@ export class DebugSupervisor {
         `${spec.name} cannot debug ${target.shown}: no root marker (${spec.rootMarkers.join(", ")}) in its folder or above it inside the workdir.`,
       );
     }
-    const resolved = spec.resolve(root, this.#workdir, this.#home);
+    let resolved = spec.resolve(root, this.#workdir, this.#home);
+    if ("missing" in resolved && spec.component && this.installer) {
+      await this.installer.ensure(
+        spec.component,
+        () => !("missing" in spec.resolve(root, this.#workdir, this.#home)),
+      );
+      resolved = spec.resolve(root, this.#workdir, this.#home);
+    }
     if ("missing" in resolved)
       throw new ToolError(
         `${spec.name} cannot debug ${target.shown}: ${resolved.missing}. Fix: ${spec.install}.`,

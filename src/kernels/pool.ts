@@ -4,6 +4,7 @@
  * Deno's kernel from the npm `deno` package), each with the tool() prelude that bridges calls over the kernel's
  * stdin channel.
  */
+
 import { randomBytes } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
 import path from "node:path";
@@ -18,6 +19,7 @@ import type { ProcessTracker } from "../proc/tracker.js";
 import { setupCommand } from "../setup/components.mjs";
 import { homeLayout } from "../setup/home.mjs";
 import { denoBinary, zeromqFolder } from "../setup/npm.js";
+import type { OnDemandInstaller } from "../setup/on-demand.js";
 import type { ToolResult } from "../tool-result.js";
 import { cellReply } from "./answers.js";
 import { type CellOutcome, onGone, runCell } from "./cell.js";
@@ -72,6 +74,8 @@ export class KernelPool {
     home: string,
     options: KernelOptions = {},
     logger: RunLogger = stderrLogger,
+    /** Installs a missing component (runbound's Python environment, ZeroMQ, Deno) first, where the run allows it. */
+    private readonly installer?: OnDemandInstaller,
   ) {
     this.#workdir = workdir;
     this.#home = home;
@@ -238,6 +242,7 @@ export class KernelPool {
         `${language} kernel`,
         () => current !== undefined && this.#kernels.get(language) === current,
       );
+    if (language === "javascript" && !external) await this.#javascriptInstalled();
     const interpreter = external ? undefined : this.#chooseInterpreter(language);
     let kernel: Kernel.IKernelConnection;
     try {
@@ -305,10 +310,10 @@ export class KernelPool {
         return manager;
       }
       const serverPython = homeLayout(this.#home).python;
-      if (
-        !existsSync(serverPython) ||
-        !(await pythonImports(serverPython, ["jupyter_server", "ipykernel"], childEnvironment(process.env)))
-      ) {
+      const ready = async () =>
+        existsSync(serverPython) &&
+        (await pythonImports(serverPython, ["jupyter_server", "ipykernel"], childEnvironment(process.env)));
+      if (!(await (this.installer ? this.installer.ensure("python", ready) : ready()))) {
         throw new ToolError(
           `eval needs runbound's Python environment (jupyter_server, ipykernel), which is not installed in runbound's home (${this.#home}). Install it: ${setupCommand("python")}; then call eval again.`,
         );
@@ -355,6 +360,15 @@ export class KernelPool {
     );
     void server.exited?.then(() => this.#serverExited(server));
     return settings;
+  }
+
+  /** The JavaScript kernel's component, installed first where the run allows it (else #chooseInterpreter says). */
+  async #javascriptInstalled(): Promise<void> {
+    const node = (this.#options.javascript ?? "node") === "node";
+    await this.installer?.ensure(
+      node ? "node-kernel" : "deno",
+      () => (node ? zeromqFolder(this.#home) : denoBinary(this.#home)) !== undefined,
+    );
   }
 
   /** The pid of the Jupyter server under the run's kernels, shared or its own, when one runs. */

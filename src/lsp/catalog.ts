@@ -34,6 +34,8 @@ export interface ServerSpec {
   readonly initializationOptions?: Readonly<Record<string, unknown>>;
   /** How to get the binary when it is missing: a command that works for an installed package. */
   readonly install: string;
+  /** The setup component that brings it (`npx runbound setup --only <component>`), when one does. */
+  readonly component?: string;
   /**
    * How long the first document of a fresh server waits for the server's project load to begin (then until it
    * ends). Only for servers that answer empty or `any` while loading instead of waiting themselves.
@@ -132,9 +134,13 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
               embedded: options.embedded.typescriptLanguageServer,
             },
           ],
-          initializationOptions: { tsserver: { path: options.embedded.tsserverPath() } },
+          // Read as the server starts: TypeScript 6 may have been installed since the catalog was made (on demand).
+          get initializationOptions() {
+            return { tsserver: { path: options.embedded.tsserverPath() } };
+          },
           // Measured: ~2 s of "Initializing JS/TS language features" after the first open, answering [] / `any`.
           warmupMs: 3000,
+          component: "typescript6",
           install: `${setupCommand("typescript6")} (typescript-language-server with TypeScript 6, into runbound's home)`,
         }
       : {
@@ -154,6 +160,7 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
       languages: { ".go": "go" },
       rootMarkers: ["go.work", "go.mod"],
       candidates: [{ name: "gopls", args: [] }],
+      component: "gopls",
       install: `${setupCommand("gopls")} (builds it with the machine's Go into runbound's home)`,
       buildCache: "go",
       untrusted: {
@@ -184,6 +191,7 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
       },
       rootMarkers: ["compile_commands.json", "compile_flags.txt", "CMakeLists.txt", ".clangd"],
       candidates: [{ name: "clangd", args: ["--background-index=false"], versioned: true }],
+      component: "clangd",
       install: `${setupCommand("clangd")} (apt-get as root; otherwise the system's clangd or clangd-NN package)`,
     },
     {
@@ -200,6 +208,7 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
       checkOnSaveMs: 8000,
       // Under load its indexing began and ended after a save before the check began (the answer missed E0599).
       checkTitle: "cargo ",
+      component: "rust-analyzer",
       install: `${setupCommand("rust-analyzer")} (rustup component add rust-analyzer)`,
       untrusted: {
         initializationOptions: RUST_WITHOUT_PROJECT_CODE,
@@ -263,6 +272,7 @@ function npmServers(): ServerSpec[] {
     // Schemas are not fetched: a confined run has no network by default, and a repository's `$schema` URL would
     // make the server reach wherever it names.
     settings,
+    component: "language-servers",
     install: NPM_SERVER_INSTALL,
   });
   return [
@@ -275,6 +285,7 @@ function npmServers(): ServerSpec[] {
       // Measured: its answers in the first ~0.6 s are empty (its parser is loading) and it reports no progress, so
       // the first document waits this bound once per start.
       warmupMs: 1500,
+      component: "language-servers",
       install: NPM_SERVER_INSTALL,
     },
     {
@@ -285,6 +296,7 @@ function npmServers(): ServerSpec[] {
       candidates: [{ name: "yaml-language-server", args: ["--stdio"] }],
       searchesWorkspace: false,
       settings: { yaml: { validate: true, hover: true, completion: true, schemaStore: { enable: false } } },
+      component: "language-servers",
       install: NPM_SERVER_INSTALL,
     },
     vscode(
@@ -322,6 +334,7 @@ function npmServers(): ServerSpec[] {
       candidates: [{ name: "intelephense", args: ["--stdio"] }],
       // Its index lives in the server's temporary folder (private to a confined run); no licence key: the free
       // features (navigation, hover, symbols, diagnostics).
+      component: "language-servers",
       install: NPM_SERVER_INSTALL,
     },
     {
@@ -338,6 +351,7 @@ function npmServers(): ServerSpec[] {
         initializationOptions: { isTrusted: false },
         note: "svelte-language-server loads neither the project's svelte.config nor its svelte and typescript packages (each runs the project's code); preprocessors the config names are not applied",
       },
+      component: "language-servers",
       install: NPM_SERVER_INSTALL,
     },
     {
@@ -348,6 +362,7 @@ function npmServers(): ServerSpec[] {
       rootMarkers: [],
       candidates: [{ name: "docker-langserver", args: ["--stdio"] }],
       searchesWorkspace: false,
+      component: "language-servers",
       install: NPM_SERVER_INSTALL,
     },
   ];
@@ -373,6 +388,7 @@ function python(server: PythonServer): ServerSpec {
       candidates: [{ name: "basedpyright-langserver", args: ["--stdio"] }],
       settings: { basedpyright: { analysis } },
       confirmReferencesMs: 15_000,
+      component: "language-servers",
       install: NPM_SERVER_INSTALL,
     };
   return {

@@ -3,6 +3,7 @@
  * shared by every surface. A crashed server, or one that timed out three times in a row, is restarted with backoff
  * and its tracked documents are opened again. `status` says, for every catalog server, whether and why not.
  */
+
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -15,6 +16,7 @@ import { type Resolved, resolveBinary } from "../proc/binaries.js";
 import type { Place } from "../proc/place.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { npmBin, tsgoBinary, tsserverPath } from "../setup/npm.js";
+import type { OnDemandInstaller } from "../setup/on-demand.js";
 import { catalog, languageOf, rootsOf, type ServerSpec } from "./catalog.js";
 import { LspClient } from "./client.js";
 import {
@@ -61,6 +63,8 @@ export class LspSupervisor {
     home: string,
     options: LspOptions = {},
     trust: WorkspaceTrust = new WorkspaceTrust(undefined),
+    /** Installs a missing server's component first, where the run allows it. */
+    readonly installer?: OnDemandInstaller,
   ) {
     this.trust = trust;
     this.workdir = workdir;
@@ -198,9 +202,15 @@ export class LspSupervisor {
   }
 
   async #start(handle: Handle): Promise<LspClient> {
-    const resolved = handle.spec.candidates
-      .map((c) => resolveBinary(c, handle.root, this.workdir, this.home, { project: this.trusted }))
-      .find((r) => r !== undefined);
+    const resolve = () =>
+      handle.spec.candidates
+        .map((c) => resolveBinary(c, handle.root, this.workdir, this.home, { project: this.trusted }))
+        .find((r) => r !== undefined);
+    let resolved = resolve();
+    if (!resolved && handle.spec.component && this.installer) {
+      await this.installer.ensure(handle.spec.component, () => resolve() !== undefined);
+      resolved = resolve();
+    }
     if (!resolved) {
       throw new ToolError(
         `${handle.spec.name} cannot serve ${this.#rel(handle.root)}: its binary (${handle.spec.candidates.map((c) => c.name).join(" or ")}) was not found in the project, runbound's dependencies, runbound's home or PATH. Fix: ${handle.spec.install}.`,
