@@ -14,6 +14,7 @@ import { probeBubblewrap } from "../src/proc/bubblewrap.js";
 import { isAlive } from "../src/proc/tree.js";
 import type { ToolContext } from "../src/registry.js";
 import type { RunLink } from "../src/run-link.js";
+import { onPath } from "../src/setup/components.mjs";
 import type { ToolResult } from "../src/tool-result.js";
 import { debugTool } from "../src/tools/debug.js";
 import { call, HOME, scriptedSession, textOf, track, workdirWith, workspaceCopy } from "./helpers.js";
@@ -831,20 +832,14 @@ describe("debug attach to delve and lldb-server, and what it refuses", () => {
   });
 
   it("lldb: a program under `lldb-server gdbserver`, through runbound's lldb adapter; it runs to its end on detach", async () => {
-    const lldbServer = [
-      "lldb-server",
-      "lldb-server-18",
-      "lldb-server-17",
-      "lldb-server-16",
-      "lldb-server-15",
-    ].find((name) => spawnSync("which", [name]).status === 0);
+    const lldbServer = onPath("lldb-server", true);
     expect(lldbServer, "lldb-server is installed with lldb (scripts/setup.mjs)").toBeDefined();
     const { exit } = await attachTo(
       lldbServer!,
       (port) => ["gdbserver", `127.0.0.1:${port}`, "./c/stock"],
       copy.dir,
       { file: "c/stock.c", line: 16 },
-      /lldb-vscode-\d+.*through lldb-server \(pid \d+\)/,
+      /lldb-(dap|vscode)-\d+.*through lldb-server \(pid \d+\)/,
       false,
     );
     // lldb-server ends with its program: 0 once the program, detached, has run to its end.

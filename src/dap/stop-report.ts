@@ -100,7 +100,9 @@ export class StopInspector {
     const body = await this.client
       .request<DebugProtocol.EvaluateResponse["body"]>(
         "evaluate",
-        { expression, frameId, context: "repl" },
+        // lldb-dap (LLVM 18 on) reads "repl" as its console — an lldb command or expression, answered as lldb prints
+        // one, `(int) $1 = 6`; as a watch it answers the value, as the other adapters do in "repl".
+        { expression, frameId, context: this.adapterName === "lldb" ? "watch" : "repl" },
         this.requestMs,
       )
       .catch((error: Error) => {

@@ -14,7 +14,7 @@ export interface BinaryCandidate {
   /** A name looked up as the ladder says (project node_modules/.bin, .venv/bin, runbound's home, PATH). */
   readonly name: string;
   readonly args: readonly string[];
-  /** Also accept versioned names on PATH (`clangd-14`, `clangd-16`: the highest wins). */
+  /** Also accept versioned names on PATH (`clangd-14`, `clangd-22`: the newest wins, over the plain name too). */
   readonly versioned?: boolean;
   /** A file resolved by runbound itself (its npm dependencies); a JavaScript file runs with this Node. */
   readonly embedded?: () => string | undefined;

@@ -7,6 +7,7 @@ import { accessSync, constants, readdirSync, readFileSync, realpathSync } from "
 import path from "node:path";
 import { GRAMMAR_PACKAGES } from "../../grammars/packages.mjs";
 import { homeLayout } from "./home.mjs";
+import { llvmMajor, newestAptPackage, olderThanOffered } from "./llvm.mjs";
 
 export const GOPLS_VERSION = "v0.23.0"; // the newest gopls Go 1.26 builds; v0.24 needs Go 1.27
 export const DELVE_VERSION = "v1.27.2";
@@ -164,18 +165,39 @@ function absoluteEnv() {
 }
 
 /**
- * A command on PATH, or its highest versioned name (`clangd-14`, `lldb-vscode-16`) when `versioned`.
+ * A command on PATH; with `versioned`, the newest of it and its versioned names (`clangd-22` over Debian's
+ * `clangd`, which leads to llvm-14). A plain name whose version cannot be told is the user's choice and wins.
  * @param {string} name
  * @param {boolean} [versioned]
  * @returns {string | undefined}
  */
 export function onPath(name, versioned = false) {
-  const dirs = absolutePath(process.env.PATH).split(path.delimiter).filter(Boolean);
-  for (const dir of dirs) {
+  const plain = plainOnPath(name);
+  if (!versioned) return plain;
+  const best = newestVersioned(name);
+  if (!plain || !best) return plain ?? best?.file;
+  return (llvmMajor(plain) ?? Number.POSITIVE_INFINITY) >= best.version ? plain : best.file;
+}
+
+/** @param {string} name */
+function plainOnPath(name) {
+  for (const dir of pathDirs()) {
     const file = path.join(dir, name);
     if (executable(file) && !isMissingRustupComponent(file)) return file;
   }
-  if (!versioned) return undefined;
+  return undefined;
+}
+
+function pathDirs() {
+  return absolutePath(process.env.PATH).split(path.delimiter).filter(Boolean);
+}
+
+/**
+ * The highest `<name>-NN` on PATH.
+ * @param {string} name
+ */
+function newestVersioned(name) {
+  const dirs = pathDirs();
   /** @type {{ file: string, version: number } | undefined} */
   let best;
   const pattern = new RegExp(`^${name}-(\\d+)$`);
@@ -193,7 +215,7 @@ export function onPath(name, versioned = false) {
       if (version && (!best || version > best.version) && executable(file)) best = { file, version };
     }
   }
-  return best?.file;
+  return best;
 }
 
 /**
@@ -423,23 +445,24 @@ export const COMPONENTS = [
   },
   {
     id: "clangd",
-    what: "clangd (the system's)",
+    what: "clangd (the system's, the newest version its package manager offers)",
     serves: "lsp for C and C++",
-    check: versionOf("clangd", { versioned: true }),
-    install: aptInstall(["clangd"]),
+    check() {
+      const found = versionOf("clangd", { versioned: true })();
+      return found && olderThanOffered(found.where, "clangd") ? undefined : found;
+    },
+    install: (context) => aptInstall([newestAptPackage("clangd")?.name ?? "clangd"])(context),
   },
   {
     id: "lldb",
     what: "lldb's debug adapter (lldb-dap or lldb-vscode, the system's)",
     serves: "debug for C, C++ and Rust",
     check() {
-      for (const name of LLDB_ADAPTERS) {
-        const where = onPath(name, true);
-        if (where) return { version: path.basename(where), where };
-      }
-      return undefined;
+      const where = LLDB_ADAPTERS.map((name) => onPath(name, true)).find((found) => found !== undefined);
+      if (!where || olderThanOffered(where, "lldb")) return undefined;
+      return { version: path.basename(where), where };
     },
-    install: aptInstall(["lldb-16"]),
+    install: (context) => aptInstall([newestAptPackage("lldb")?.name ?? "lldb"])(context),
   },
   {
     id: "gdb",
