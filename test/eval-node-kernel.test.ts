@@ -100,6 +100,17 @@ describe("eval: runbound's JavaScript kernel on Node", () => {
     expect(await js("await tool('no_such_tool', {})")).toMatch(/^Error: .*no_such_tool/);
   });
 
+  it("a cell that writes faster than it lets the kernel send ends on time; its newest output arrives, the kernel stays", async () => {
+    // A run of its own, with the default idle budget: 1,000,000 lines take ~3 s here, beyond this suite's 3 s.
+    const flooded = track(await createRun({ workdir: await workdirWith(), approver: "always", lsp: false }));
+    const link = await flooded.link({ surface: "full" });
+    const cell = (code: string) => call(link, "eval", { code, language: "javascript", description: label });
+    const flood = await cell("for (let i = 0; i < 1_000_000; i++) console.log('line ' + i)");
+    expect(flood.structuredContent).toMatchObject({ status: "ok" });
+    expect(textOf(flood)).toMatch(/line 999999$/);
+    expect(textOf(await cell("1 + 1"))).toBe("2");
+  });
+
   it("an endless loop and an endless await are interrupted; the state stays", async () => {
     await js("const kept = 'still here'");
     const loop = await call(client, "eval", {

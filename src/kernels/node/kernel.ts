@@ -9,6 +9,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { displayGlobal, type MimeBundle, mimeBundle, plain } from "./display.js";
 import { Evaluator } from "./evaluate.js";
+import { Streams } from "./streams.js";
 import { type ConnectionInfo, type Message, Wire } from "./wire.js";
 
 type Frames = (string | Buffer)[];
@@ -71,14 +72,11 @@ let executionCount = 0;
 const evaluator = new Evaluator(process.cwd());
 
 // Streams: whatever the cell's code writes to stdout and stderr goes to the notebook, as ipykernel does.
+const streams = new Streams<Message>((name, text, parent) => publish("stream", { name, text }, parent));
 for (const name of ["stdout", "stderr"] as const) {
   const stream = process[name];
   stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    publish(
-      "stream",
-      { name, text: typeof chunk === "string" ? chunk : Buffer.from(chunk).toString() },
-      current,
-    );
+    streams.write(name, typeof chunk === "string" ? chunk : Buffer.from(chunk).toString(), current);
     const done = rest.find((item) => typeof item === "function") as (() => void) | undefined;
     done?.();
     return true;
@@ -124,6 +122,7 @@ async function execute(request: Message, reply: (type: string, content: Record<s
   current = request;
   publish("execute_input", { code, execution_count: executionCount }, request);
   const outcome = await evaluator.run(code).catch((error: unknown) => ({ kind: "error" as const, error }));
+  streams.flush();
   if (outcome.kind === "value") {
     if (!silent && outcome.value !== undefined)
       publish(
