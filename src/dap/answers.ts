@@ -26,6 +26,7 @@ const NEEDS: Partial<Record<DebugOperation, readonly (keyof DebugArgs)[]>> = {
   evaluate: ["expression"],
   set_variable: ["name", "value"],
   watch: ["watch"],
+  run_to_line: ["file", "line"],
 };
 const WHAT: Partial<Record<keyof DebugArgs, string>> = {
   file: "the source file",
@@ -38,6 +39,7 @@ const WHAT: Partial<Record<keyof DebugArgs, string>> = {
   name: "the variable, as scopes or variables list it",
   value: "the new value, an expression of the program's language",
   watch: "expressions to show at every stop; [] clears",
+  line: "the 1-based line to run to",
 };
 
 /** Every argument the operation needs is there: checked before approval, so no one is asked about a refusal. */
@@ -88,6 +90,31 @@ const resume: Operation = async (args, debug) => {
   return {
     text: `${describeStop(report)}${failedOutput(report, debug.running)}`,
     structured: { operation, ...report },
+  };
+};
+
+/** Continues to a line through a breakpoint of its own, gone again at the stop: says whether the line was reached. */
+const runToLine: Operation = async (args, debug) => {
+  const { path, line, report } = await debug.runToLine(
+    need(args, "file"),
+    need(args, "line"),
+    args.thread_id,
+  );
+  const at = `${shownPath(path)}:${line}`;
+  const reached =
+    report.state === "stopped" && report.location?.line === line && report.location.path === path;
+  const why =
+    report.state === "exited"
+      ? "the program ended first"
+      : report.state === "running"
+        ? "the program is still running (it may reach it later, but nothing stops it there now)"
+        : "it stopped elsewhere first";
+  const head = reached
+    ? `Ran to ${at}; no breakpoint is left there.`
+    : `Did not reach ${at}: ${why}; no breakpoint is left there.`;
+  return {
+    text: `${head}\n${describeStop(report)}${failedOutput(report, debug.running)}`,
+    structured: { operation: "run_to_line", ...report },
   };
 };
 
@@ -246,6 +273,7 @@ export const OPERATIONS: Record<DebugOperation, Operation> = {
     };
   },
   continue: resume,
+  run_to_line: runToLine,
   step_over: resume,
   step_in: resume,
   step_out: resume,

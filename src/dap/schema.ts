@@ -8,6 +8,7 @@ export const DEBUG_OPERATIONS = [
   "launch",
   "attach",
   "continue",
+  "run_to_line",
   "pause",
   "step_over",
   "step_in",
@@ -39,11 +40,17 @@ const variable = z.object({
 
 export const debugInput = {
   operation: z.enum(DEBUG_OPERATIONS),
-  file: z.string().optional().describe("breakpoints: the source file."),
+  file: z.string().optional().describe("breakpoints, run_to_line: the source file."),
   lines: z
     .array(z.number().int().min(1))
     .optional()
     .describe("breakpoints: 1-based lines; [] clears the file."),
+  line: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe("run_to_line: the 1-based line of `file` to continue to; no breakpoint stays there."),
   breakpoints: z
     .array(
       z.object({

@@ -153,17 +153,7 @@ export class DebugSupervisor {
     breakpoints: readonly LineBreakpoint[],
   ): Promise<{ path: string; results: BreakpointResult[]; sent: boolean }> {
     const lines = breakpoints.map((b) => b.line);
-    const target = await confineExisting(this.#workdir, file, "file");
-    // A line past the end would be sent and come back "not verified" with no reason given; say it now.
-    const text = fileLines(target.real);
-    // The empty string after a final newline is not a line of the file.
-    const length = text && (text.at(-1) === "" ? text.length - 1 : text.length);
-    const past = length === undefined ? [] : lines.filter((line) => line > length);
-    if (length !== undefined && past.length) {
-      throw new ToolError(
-        `\`lines\` ${past.join(", ")} ${past.length === 1 ? "is" : "are"} past the end of ${target.shown} (${plural(length, "line")}); no breakpoint was changed.`,
-      );
-    }
+    const target = await this.#lineTarget(file, lines, "lines");
     const session = this.#live();
     // Sent first: an adapter that refuses an option leaves the book as it was.
     const answer = session ? await session.breakpoints.lines(target.real, breakpoints) : undefined;
@@ -180,6 +170,48 @@ export class DebugSupervisor {
         sent: false,
       };
     return { path: target.rel, results: toResults(breakpoints, answer), sent: true };
+  }
+
+  /** A file in the workdir, with every line of `lines` inside it (`argument` names them in the refusal). */
+  async #lineTarget(file: string, lines: readonly number[], argument: string) {
+    const target = await confineExisting(this.#workdir, file, "file");
+    // A line past the end would be sent and come back "not verified" with no reason given; say it now.
+    const text = fileLines(target.real);
+    // The empty string after a final newline is not a line of the file.
+    const length = text && (text.at(-1) === "" ? text.length - 1 : text.length);
+    const past = length === undefined ? [] : lines.filter((line) => line > length);
+    if (length !== undefined && past.length) {
+      throw new ToolError(
+        `\`${argument}\` ${past.join(", ")} ${past.length === 1 ? "is" : "are"} past the end of ${target.shown} (${plural(length, "line")}); no breakpoint was changed.`,
+      );
+    }
+    return target;
+  }
+
+  /**
+   * Continues to `file:line` through a breakpoint of its own (the file's own breakpoints kept, one on that line made
+   * plain), sent back to the file's own once the program stops, ends or is left running: none stays behind.
+   */
+  async runToLine(
+    file: string,
+    line: number,
+    threadId: number | undefined,
+  ): Promise<{ path: string; line: number; report: StopReport }> {
+    const session = this.session("run_to_line");
+    const target = await this.#lineTarget(file, [line], "line");
+    const kept = this.#breakpoints.lines.get(target.real) ?? [];
+    const sent = await session.breakpoints.lines(target.real, [
+      ...kept.filter((b) => b.line !== line),
+      { line },
+    ]);
+    // The adapter may move it to the next line with code: that is where the program will stop.
+    const actual = sent.at(-1)?.line ?? line;
+    try {
+      return { path: target.rel, line: actual, report: await session.resume("continue", threadId) };
+    } finally {
+      if (this.#session === session)
+        await session.breakpoints.lines(target.real, kept).catch(() => undefined);
+    }
   }
 
   /** Function breakpoints by name (replacing the earlier ones; [] clears): sent now when a program runs. */

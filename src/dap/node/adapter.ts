@@ -48,6 +48,8 @@ class NodeDebugSession extends DebugSession {
   /** Why the next stop comes, when runbound asked for it (a step, a pause). */
   #expecting: "step" | "pause" | undefined;
   #entryPaused = false;
+  /** The pause on the program's first statement (`--inspect-brk`), until it is left. */
+  #entry: Protocol.Debugger.PausedEvent | undefined;
   #atEntry: (() => void) | undefined;
   #configured = false;
   #stopOnEntry = false;
@@ -145,6 +147,7 @@ class NodeDebugSession extends DebugSession {
     }
     if ((event.reason as string) === "Break on start" && !this.#entryPaused) {
       this.#entryPaused = true;
+      this.#entry = event;
       this.#atEntry?.();
       if (this.#configured) await this.#leaveEntry();
       return;
@@ -179,6 +182,13 @@ class NodeDebugSession extends DebugSession {
     if (this.#stopOnEntry) {
       this.#paused = undefined;
       this.sendEvent(new StoppedEvent("entry", THREAD));
+      return;
+    }
+    // A breakpoint on the first statement: resuming from there would pass it, so it is a hit.
+    const top = this.#entry?.callFrames[0];
+    const here = top ? await this.#breakpoints!.atPause(top) : [];
+    if (here.length && this.#entry) {
+      await this.#onPaused({ ...this.#entry, reason: "other", hitBreakpoints: here.flatMap((w) => w.v8Ids) });
       return;
     }
     await this.#cdp!.Debugger.resume({});

@@ -102,6 +102,29 @@ export class NodeBreakpoints {
     this.changed(this.#answer(w));
   }
 
+  /**
+   * The breakpoints at a paused frame's line whose condition (if any) holds there: V8 names none for the pause on
+   * the program's first statement, though one may sit there.
+   */
+  async atPause(top: Protocol.Debugger.CallFrame): Promise<Wanted[]> {
+    const file = this.scripts.get(top.location.scriptId)?.file;
+    if (!file) return [];
+    const here: Wanted[] = [];
+    for (const w of this.#files.get(real(file)) ?? []) {
+      if (w.boundLine !== top.location.lineNumber + 1) continue;
+      if (w.condition) {
+        const held = await this.cdp.Debugger.evaluateOnCallFrame({
+          callFrameId: top.callFrameId,
+          expression: w.condition,
+          returnByValue: true,
+        }).catch(() => undefined);
+        if (!held?.result.value) continue;
+      }
+      here.push(w);
+    }
+    return here;
+  }
+
   /** The breakpoints V8 says it stopped at. */
   hit(v8Ids: readonly string[]): Wanted[] {
     return [...new Set(v8Ids.map((id) => this.#byV8Id.get(id)).filter((w): w is Wanted => !!w))];
