@@ -2,11 +2,13 @@
  * The debug tool's operations, one handler each (an operation without one is a type error, never a fall-through),
  * and the text the model reads of a stop.
  */
+
 import { ToolError } from "../errors.js";
 import { shownPath } from "../files/visible.js";
 import { filtersOf, type LineBreakpoint } from "./breakpoints.js";
 import type { DebugAnswer, DebugArgs, DebugOperation } from "./schema.js";
 import type { DebugSession, StopReport } from "./session.js";
+import { snapshot } from "./snapshot.js";
 import { describeStop } from "./stop-text.js";
 import type { DebugSupervisor } from "./supervisor.js";
 
@@ -27,6 +29,7 @@ const NEEDS: Partial<Record<DebugOperation, readonly (keyof DebugArgs)[]>> = {
   set_variable: ["name", "value"],
   watch: ["watch"],
   run_to_line: ["file", "line"],
+  snapshot: ["file", "line"],
 };
 const WHAT: Partial<Record<keyof DebugArgs, string>> = {
   file: "the source file",
@@ -39,7 +42,7 @@ const WHAT: Partial<Record<keyof DebugArgs, string>> = {
   name: "the variable, as scopes or variables list it",
   value: "the new value, an expression of the program's language",
   watch: "expressions to show at every stop; [] clears",
-  line: "the 1-based line to run to",
+  line: "the 1-based line",
 };
 
 /** Every argument the operation needs is there: checked before approval, so no one is asked about a refusal. */
@@ -95,10 +98,16 @@ const resume: Operation = async (args, debug) => {
 
 /** Continues to a line through a breakpoint of its own, gone again at the stop: says whether the line was reached. */
 const runToLine: Operation = async (args, debug) => {
-  const { path, line, report } = await debug.runToLine(
+  const {
+    path,
+    line,
+    value: report,
+  } = await debug.withLineBreakpoint(
+    "run_to_line",
     need(args, "file"),
     need(args, "line"),
-    args.thread_id,
+    undefined,
+    (session) => session.resume("continue", args.thread_id),
   );
   const at = `${shownPath(path)}:${line}`;
   const reached =
@@ -274,6 +283,7 @@ export const OPERATIONS: Record<DebugOperation, Operation> = {
   },
   continue: resume,
   run_to_line: runToLine,
+  snapshot,
   step_over: resume,
   step_in: resume,
   step_out: resume,

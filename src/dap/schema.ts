@@ -9,6 +9,7 @@ export const DEBUG_OPERATIONS = [
   "attach",
   "continue",
   "run_to_line",
+  "snapshot",
   "pause",
   "step_over",
   "step_in",
@@ -40,7 +41,7 @@ const variable = z.object({
 
 export const debugInput = {
   operation: z.enum(DEBUG_OPERATIONS),
-  file: z.string().optional().describe("breakpoints, run_to_line: the source file."),
+  file: z.string().optional().describe("breakpoints, run_to_line, snapshot: the source file."),
   lines: z
     .array(z.number().int().min(1))
     .optional()
@@ -50,7 +51,20 @@ export const debugInput = {
     .int()
     .min(1)
     .optional()
-    .describe("run_to_line: the 1-based line of `file` to continue to; no breakpoint stays there."),
+    .describe("run_to_line, snapshot: the 1-based line of `file`; no breakpoint stays there."),
+  expressions: z
+    .array(z.string().min(1))
+    .max(20)
+    .optional()
+    .describe("snapshot: what to record at each hit (default: the frame's locals)."),
+  max_hits: z
+    .number()
+    .int()
+    .min(1)
+    .max(50)
+    .optional()
+    .describe("snapshot: stop recording after this many hits (default 20)."),
+  condition: z.string().min(1).optional().describe("snapshot: record only the hits where this is true."),
   breakpoints: z
     .array(
       z.object({
@@ -184,6 +198,16 @@ export type Variable = z.infer<typeof variable>;
 export const debugOutput = {
   operation: z.string(),
   ...stopReportShape,
+  hits: z
+    .array(
+      z.object({
+        values: z.array(z.object({ expression: z.string(), value: z.string() })),
+        frames: z.array(z.string()),
+      }),
+    )
+    .optional()
+    .describe("snapshot: each hit's values and its top frames."),
+  ended: z.string().optional().describe("snapshot: why recording ended."),
   state: z.enum(["running", "stopped", "exited", "none"]).optional(),
   variables: z.array(variable).optional(),
   total: z.number().int().optional(),

@@ -189,25 +189,26 @@ export class DebugSupervisor {
   }
 
   /**
-   * Continues to `file:line` through a breakpoint of its own (the file's own breakpoints kept, one on that line made
-   * plain), sent back to the file's own once the program stops, ends or is left running: none stays behind.
+   * Runs `work` with a plain breakpoint of runbound's own at `file:line` (with `condition`, if given) beside the
+   * file's own (one of them on that line stands aside meanwhile); the file's own are sent back afterwards, whether
+   * the program stopped, ended or runs on: none stays behind. `work` gets the line the adapter bound it at.
    */
-  async runToLine(
+  async withLineBreakpoint<T>(
+    operation: string,
     file: string,
     line: number,
-    threadId: number | undefined,
-  ): Promise<{ path: string; line: number; report: StopReport }> {
-    const session = this.session("run_to_line");
+    condition: string | undefined,
+    work: (session: DebugSession, path: string, line: number) => Promise<T>,
+  ): Promise<{ path: string; line: number; value: T }> {
+    const session = this.session(operation);
     const target = await this.#lineTarget(file, [line], "line");
     const kept = this.#breakpoints.lines.get(target.real) ?? [];
-    const sent = await session.breakpoints.lines(target.real, [
-      ...kept.filter((b) => b.line !== line),
-      { line },
-    ]);
+    const own = condition === undefined ? { line } : { line, condition };
+    const sent = await session.breakpoints.lines(target.real, [...kept.filter((b) => b.line !== line), own]);
     // The adapter may move it to the next line with code: that is where the program will stop.
     const actual = sent.at(-1)?.line ?? line;
     try {
-      return { path: target.rel, line: actual, report: await session.resume("continue", threadId) };
+      return { path: target.rel, line: actual, value: await work(session, target.rel, actual) };
     } finally {
       if (this.#session === session)
         await session.breakpoints.lines(target.real, kept).catch(() => undefined);

@@ -13,6 +13,7 @@ import { benchImport } from "./import.js";
 import { benchLsp } from "./lsp.js";
 import { benchPlaces } from "./places.js";
 import { benchScale } from "./scale.js";
+import { benchSnapshot } from "./snapshot.js";
 import { benchVibe } from "./vibe.js";
 
 const only = process.argv[2];
@@ -22,6 +23,7 @@ const results = [
   ...(!only || only === "lsp" ? await benchLsp() : []),
   ...(!only || only === "ast" ? await benchAst() : []),
   ...(!only || only === "debug" ? await benchDebug() : []),
+  ...(!only || only === "debug" || only === "snapshot" ? await benchSnapshot() : []),
   ...(!only || only === "eval" ? await benchEval() : []),
   ...(!only || only === "eval" || only === "javascript" ? await benchJavaScriptKernels() : []),
   ...(!only || only === "vibe" ? await benchVibe() : []),
