@@ -21,9 +21,9 @@ async function bareHome(): Promise<string> {
   return home;
 }
 
-/** A run on a bare home of its own that installs on demand, and its full-surface link. */
-async function onDemandRun() {
-  const home = await bareHome();
+/** A run that installs on demand, on a bare home of its own (or `home`), and its full-surface link. */
+async function onDemandRun(home?: string) {
+  home ??= await bareHome();
   const run = track(
     await createRun({
       workdir: await workdirWith(),
@@ -54,28 +54,10 @@ describe("install: on-demand", () => {
 
   it("two runs that need it at once share one install: one installed it, the other waited for it", async () => {
     const home = await bareHome();
-    const runs = await Promise.all(
-      [0, 1].map(async () =>
-        track(
-          await createRun({
-            workdir: await workdirWith(),
-            home,
-            approver: "always",
-            lsp: false,
-            install: "on-demand",
-          }),
-        ),
-      ),
-    );
+    const clients = await Promise.all([0, 1].map(() => onDemandRun(home)));
     const answers = await Promise.all(
-      runs.map(async (run) =>
-        textOf(
-          await call(await run.link({ surface: "full" }), "eval", {
-            code: "1 + 1",
-            language: "javascript",
-            description: label,
-          }),
-        ),
+      clients.map(async ({ client }) =>
+        textOf(await call(client, "eval", { code: "1 + 1", language: "javascript", description: label })),
       ),
     );
     const installed = answers.filter((a) => INSTALLED(home).test(a));
