@@ -50,7 +50,8 @@ def _runbound_setup():
                     del sys.modules[key]
                     evicted.append(key)
         importlib.invalidate_caches()
-        if changed:
+        # Nothing was loaded: nothing to say (a notebook stores this line as the cell's output).
+        if evicted:
             print(f"(evicted {len(evicted)} loaded modules of {', '.join(changed)}: the next import loads what was installed)")
     # A failed !cmd (and so a failed %pip) raises, instead of printing an error and counting as success; after a pip
     # command the modules of every distribution it changed leave sys.modules.
@@ -76,3 +77,6 @@ def tool(name, args=None):
     if "error" in _reply:
         raise RuntimeError(_reply["error"])
     return _reply["result"]
+
+# Not the user's variable: %who and %whos leave it out, as they leave out what IPython itself defines.
+get_ipython().user_ns_hidden["tool"] = tool

@@ -9,12 +9,15 @@ import type { DebugSupervisor } from "./dap/supervisor.js";
 import type { FileStore } from "./files/store.js";
 import type { KernelPool } from "./kernels/pool.js";
 import type { LanguageService } from "./lsp/service.js";
+import type { NotebookBook } from "./notebooks/book.js";
 import type { QuestionDesk } from "./questions/desk.js";
 import type { VibePool } from "./vibe/pool.js";
 
 export interface Resources {
   /** runbound's own read/write/edit/apply_patch, confined to the workdir. */
   files: FileStore;
+  /** Jupyter notebooks in the workdir: read, edited and run in place (run needs kernels too). */
+  notebooks: NotebookBook;
   /** A question port plus the target space where its cards are shown. */
   questions: QuestionDesk;
   /** The language-server supervisor (servers start lazily), the diagnostics journal. */

@@ -10,6 +10,7 @@ export interface RunModules {
   readonly gate: typeof import("./gate.js");
   readonly mount: typeof import("./mount.js");
   readonly link: typeof import("../transport/link.js");
+  readonly notebooks?: typeof import("./notebooks/book.js");
   readonly ast?: typeof import("./ast/engine.js");
   readonly kernels?: typeof import("./kernels/pool.js");
   readonly debug?: typeof import("./dap/supervisor.js");
@@ -19,16 +20,17 @@ export interface RunModules {
 
 /** The machinery and the families `options` wires, loaded together. */
 export async function loadRunModules(options: RunOptions): Promise<RunModules> {
-  const [tools, gate, mount, link, ast, kernels, debug, lsp, vibe] = await Promise.all([
+  const [tools, gate, mount, link, notebooks, ast, kernels, debug, lsp, vibe] = await Promise.all([
     import("./tools/index.js"),
     import("./gate.js"),
     import("./mount.js"),
     import("../transport/link.js"),
+    options.files !== false ? import("./notebooks/book.js") : undefined,
     options.ast !== false ? import("./ast/engine.js") : undefined,
     options.kernels !== false ? import("./kernels/pool.js") : undefined,
     options.debug !== false && options.conversationId ? import("./dap/supervisor.js") : undefined,
     options.lsp !== false ? import("./lsp/wiring.js") : undefined,
     options.vibe ? import("./vibe/pool.js") : undefined,
   ]);
-  return { tools, gate, mount, link, ast, kernels, debug, lsp, vibe };
+  return { tools, gate, mount, link, notebooks, ast, kernels, debug, lsp, vibe };
 }

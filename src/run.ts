@@ -98,7 +98,10 @@ export class Run {
     });
     this.conversationId = options.conversationId;
     if (options.conversationId) this.#resources.conversation = options.conversationId;
-    if (options.files !== false) this.#resources.files = new FileStore(workdir);
+    if (options.files !== false) {
+      this.#resources.files = new FileStore(workdir);
+      if (modules.notebooks) this.#resources.notebooks = new modules.notebooks.NotebookBook(workdir);
+    }
     if (modules.ast)
       this.#resources.ast = new modules.ast.AstEngine(
         workdir,

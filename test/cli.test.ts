@@ -14,10 +14,10 @@ describe("npm start: the tour", () => {
     await runTour((line) => lines.push(line));
     const transcript = lines.join("\n");
     expect(transcript).toMatch(
-      /^full +read · write\* · edit\* · apply_patch\* · ask_user · lsp · lsp_rename\* · ast_grep · ast_edit\* · resolve\* · debug\* · eval\* · vibe_spawn · vibe_send · vibe_wait · vibe_kill · vibe_list$/m,
+      /^full +read · write\* · edit\* · apply_patch\* · ask_user · lsp · lsp_rename\* · ast_grep · ast_edit\* · resolve\* · debug\* · eval\* · notebook · notebook_edit\* · notebook_run\* · vibe_spawn · vibe_send · vibe_wait · vibe_kill · vibe_list$/m,
     );
     expect(transcript).toMatch(
-      /^plan +read · ask_user · lsp · ast_grep · vibe_spawn · vibe_send · vibe_wait · vibe_kill · vibe_list$/m,
+      /^plan +read · ask_user · lsp · ast_grep · notebook · vibe_spawn · vibe_send · vibe_wait · vibe_kill · vibe_list$/m,
     );
     expect(transcript).toContain('Started w1 "counter" (fast). vibe_wait w1 for its result.');
     expect(transcript).toContain("count the functions: 3 functions in python/inventory/stock.py");
@@ -46,6 +46,11 @@ describe("npm start: the tour", () => {
     expect(transcript).toContain("Unparseable pattern for python");
     expect(transcript).toMatch(/Stopped \(step\) in thread \d+ at python\/inventory\/stock\.py:18 in add/);
     expect(transcript).toContain("(1 image below)");
+    expect(transcript).toContain("ValueError: only 2 of B2 left");
+    expect(transcript).toContain(
+      "Replaced the source of cell 3 (id c47a8d20) in python/stock-report.ipynb: 1 → 1 line.",
+    );
+    expect(transcript).toContain("value 75.0");
     expect(transcript).toContain("Done: the run was disposed");
   });
 });

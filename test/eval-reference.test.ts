@@ -7,15 +7,15 @@
  * A mismatch is printed as the call that reproduces it.
  */
 import { spawn } from "node:child_process";
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun } from "../src/index.js";
 import { probeBubblewrap } from "../src/proc/bubblewrap.js";
-import { childEnvironment } from "../src/proc/environment.js";
 import type { ToolResult } from "../src/tool-result.js";
-import { call, HOME, textOf, track } from "./helpers.js";
+import { call, textOf, track } from "./helpers.js";
+import { PIP_QUIET, referenceEnvironment } from "./notebooks/reference-env.js";
 
 const HERE = path.join(import.meta.dirname, "eval-reference");
 const PROJECT = path.join(HERE, "project");
@@ -50,51 +50,24 @@ function normalized(text: string): string {
   return text.replace(/\/\S*?\/ipykernel_\d+\/\d+\.py/g, "<cell>");
 }
 
-/**
- * A run's processes get the harness's environment by allow-list (a `PIP_INDEX_URL` with a password must not reach a
- * cell), so the reference gets the same one; both turn pip's version check off (its notice comes and goes).
- */
-const PIP_QUIET = { PIP_DISABLE_PIP_VERSION_CHECK: "1" };
-
 /** The reference: nbclient on a layer of runbound's environment (its site-packages by a .pth), with pip in it. */
-function runReference(): Promise<Reference> {
+async function runReference(): Promise<Reference> {
   const dir = mkdtempSync(path.join(tmpdir(), "runbound-nbclient-"));
-  const env = path.join(dir, "env");
-  const venv = spawn(HOME.python, ["-m", "venv", "--without-pip", env]);
+  const { python, env } = await referenceEnvironment(dir);
+  const out = path.join(dir, "reference.json");
   return new Promise<Reference>((resolve, reject) => {
-    venv.on("exit", (code) => {
-      if (code !== 0) return reject(new Error(`python -m venv exited ${code}`));
-      const lib = readdirSync(path.join(HOME.venv, "lib")).find((n) => n.startsWith("python3"))!;
-      const site = path.join(HOME.venv, "lib", lib, "site-packages");
-      writeFileSync(
-        path.join(env, "lib", lib, "site-packages", "_runbound.pth"),
-        `import site; site.addsitedir(${JSON.stringify(site)})\n`,
-      );
-      writeFileSync(path.join(env, "bin", "pip"), '#!/bin/sh\nexec "$(dirname "$0")/python" -m pip "$@"\n', {
-        mode: 0o755,
-      });
-      const out = path.join(dir, "reference.json");
-      let stderr = "";
-      const child = spawn(
-        path.join(env, "bin", "python"),
-        [path.join(HERE, "nbclient-reference.py"), PROJECT, out, ...NOTEBOOKS],
-        // As in a Jupyter started from its activated environment: its bin first.
-        {
-          env: {
-            ...childEnvironment(process.env, { set: PIP_QUIET }),
-            PATH: `${path.join(env, "bin")}:${process.env.PATH}`,
-          },
-          cwd: dir,
-        },
-      );
-      child.stderr.on("data", (d: Buffer) => {
-        stderr = (stderr + d.toString()).slice(-4000);
-      });
-      child.on("exit", (status) => {
-        if (status !== 0) return reject(new Error(`nbclient exited ${status}: ${stderr}`));
-        resolve(JSON.parse(readFileSync(out, "utf8")) as Reference);
-        rmSync(dir, { recursive: true, force: true });
-      });
+    let stderr = "";
+    const child = spawn(python, [path.join(HERE, "nbclient-reference.py"), PROJECT, out, ...NOTEBOOKS], {
+      env,
+      cwd: dir,
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      stderr = (stderr + d.toString()).slice(-4000);
+    });
+    child.on("exit", (status) => {
+      if (status !== 0) return reject(new Error(`nbclient exited ${status}: ${stderr}`));
+      resolve(JSON.parse(readFileSync(out, "utf8")) as Reference);
+      rmSync(dir, { recursive: true, force: true });
     });
   });
 }

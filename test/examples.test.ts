@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { readFile, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { runAgent } from "../examples/ai-sdk-agent.js";
 import { RunboundMcpServer } from "../src/adapters/openai-agents.js";
 import { createRun, ProgrammaticQuestionPort } from "../src/index.js";
-import { track, workdirWith, workspaceCopy } from "./helpers.js";
+import { HOME, track, workdirWith, workspaceCopy } from "./helpers.js";
 
 const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
 // The example's command line, as a person runs it.
@@ -72,6 +72,59 @@ describe("examples/ai-sdk-agent", () => {
       expect(offered[0]).not.toContain(name);
     }
     expect(offered[0]).toContain("read");
+  });
+
+  it("an agent fixes a failing notebook cell: notebook → notebook_run → notebook_edit → notebook_run", async () => {
+    const ws = await workspaceCopy();
+    const run = track(await createRun({ workdir: ws.dir, approver: "always", lsp: false }));
+    const book = "python/stock-report.ipynb";
+    const { model } = scripted([
+      () => [callTool("c1", "notebook", { path: book })],
+      () => [callTool("c2", "notebook_run", { path: book })],
+      // The model reads the error and the cell it came from, and fixes the count.
+      (prompt) => {
+        const left = /only (\d+) of B2 left/.exec(prompt)?.[1] ?? "3";
+        const cell = /── cell (\d+) \(id \w+\) In \[\d+\]: error/.exec(prompt)?.[1] ?? "0";
+        return [
+          callTool("c3", "notebook_edit", {
+            path: book,
+            action: "replace",
+            index: Number(cell),
+            source: `stock.remove("B2", ${left})  # the chairs sold this week`,
+          }),
+        ];
+      },
+      () => [callTool("c4", "notebook_run", { path: book, cells: "3-" })],
+      (prompt) => [
+        { type: "text", text: /value \d+\.\d+/.exec(prompt.replaceAll("\\n", "\n"))?.[0] ?? "no value" },
+      ],
+    ]);
+    const answer = await runAgent({
+      run,
+      model,
+      prompt: "The stock report notebook fails; fix it and run it.",
+    });
+    expect(answer.toolCalls).toEqual(["notebook", "notebook_run", "notebook_edit", "notebook_run"]);
+    expect(answer.text).toBe("value 75.0");
+    const file = path.join(ws.dir, book);
+    const cells = JSON.parse(await readFile(file, "utf8")).cells;
+    expect(cells[2].source).toEqual(['stock.remove("B2", 2)  # the chairs sold this week']);
+    expect(cells[2].outputs).toEqual([]);
+    expect(cells[3].outputs).toEqual([{ name: "stdout", output_type: "stream", text: ["value 75.0\n"] }]);
+    expect(cells.map((c: { execution_count?: number | null }) => c.execution_count)).toEqual([
+      undefined,
+      1,
+      3,
+      4,
+    ]);
+    // Jupyter's own library reads it back: valid, and exactly the bytes it would write.
+    const check = JSON.parse(
+      execFileSync(HOME.python, [path.resolve(import.meta.dirname, "notebooks/nbcheck.py"), file], {
+        encoding: "utf8",
+      }),
+    );
+    expect(check).toEqual([{ file, valid: true, error: null, as_nbformat_writes: true }]);
+    await ws.remove();
   });
 
   it("a scripted conversation on examples/workspace: lsp, ast_grep → ast_edit → resolve, eval, ask_user", async () => {

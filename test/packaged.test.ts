@@ -335,6 +335,9 @@ describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm, ai }) =
       expect(out.place).toBe("confined");
       expect(out.confined).toBe("hidden");
       expect(out.javascript).toBe("'2,4,6'");
+      expect(out.notebook).toMatch(/^reports\/week.ipynb: python notebook, nbformat 4.5, 1 cell \(1 code\)/);
+      expect(out.notebook_run).toMatch(/Stored the outputs of 2 cells in reports\/week.ipynb\.$/);
+      expect(out.stored).toBe(JSON.stringify([['"from the notebook\'s folder\\n"'], ["42"]]));
       expect(out.breakpoint).toMatch(/app\.py:3/);
       expect(out.debug).toMatch(/app\.py:3/);
       expect(out.debug).toMatch(/name = 'world'/);
@@ -380,7 +383,7 @@ describe.each(INSTALLS)("the installed package ($label)", ({ node, pnpm, ai }) =
       writeFileSync(path.join(project, "example.mjs"), readmeExample());
       const { stdout } = await inProject("node", ["example.mjs"]);
       expect(stdout).toMatch(
-        /^read write edit apply_patch ask_user lsp lsp_rename ast_grep ast_edit resolve debug eval$/m,
+        /^read write edit apply_patch ask_user lsp lsp_rename ast_grep ast_edit resolve debug eval notebook notebook_edit notebook_run$/m,
       );
       expect(stdout).toMatch(/def greet\(name: Unknown\) -> str/);
       expect(stdout).toMatch(/^42$/m);

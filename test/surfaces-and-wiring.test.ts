@@ -30,6 +30,9 @@ describe("each surface lists the tools its tier allows", () => {
       "eval",
       "lsp",
       "lsp_rename",
+      "notebook",
+      "notebook_edit",
+      "notebook_run",
       "read",
       "resolve",
       "write",
@@ -38,12 +41,14 @@ describe("each surface lists the tools its tier allows", () => {
       "ask_user",
       "ast_grep",
       "lsp",
+      "notebook",
       "read",
     ]);
     expect(await toolNames(await run.link({ surface: "readonly" }))).toEqual([
       "ask_user",
       "ast_grep",
       "lsp",
+      "notebook",
       "read",
     ]);
   });
@@ -112,7 +117,7 @@ describe("a crafted call for a tool the surface does not list is refused at disp
     const result = await call(await run.link({ surface: "plan" }), "bash", { command: "ls" });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toBe(
-      'There is no tool named "bash". This surface has: read, ask_user, lsp, ast_grep.',
+      'There is no tool named "bash". This surface has: read, ask_user, lsp, ast_grep, notebook.',
     );
   });
 });
@@ -180,10 +185,10 @@ describe("registration follows wiring", () => {
     const noSpace = track(await createRun({ workdir, questions: port }));
     const explicitSpace = track(await createRun({ workdir, questions: { port, space: "room-7" } }));
     const fromConversation = track(await createRun({ workdir, conversationId: "c1", questions: port }));
-    expect(noPort.tools("plan")).toEqual(["read", "lsp", "ast_grep"]);
-    expect(noSpace.tools("plan")).toEqual(["read", "lsp", "ast_grep"]);
-    expect(explicitSpace.tools("plan")).toEqual(["read", "ask_user", "lsp", "ast_grep"]);
-    expect(fromConversation.tools("plan")).toEqual(["read", "ask_user", "lsp", "ast_grep"]);
+    expect(noPort.tools("plan")).toEqual(["read", "lsp", "ast_grep", "notebook"]);
+    expect(noSpace.tools("plan")).toEqual(["read", "lsp", "ast_grep", "notebook"]);
+    expect(explicitSpace.tools("plan")).toEqual(["read", "ask_user", "lsp", "ast_grep", "notebook"]);
+    expect(fromConversation.tools("plan")).toEqual(["read", "ask_user", "lsp", "ast_grep", "notebook"]);
   });
 
   it("registerTool refuses a harness tool whose resources are not wired", async () => {

@@ -59,6 +59,21 @@ describe("tool effects: what a tool says against what it does", () => {
       "pyproject.toml": "",
       "app.py": APP,
       "notes.txt": "alpha\nbeta\n",
+      "report.ipynb": JSON.stringify({
+        cells: [
+          {
+            cell_type: "code",
+            execution_count: null,
+            id: "a1b2c3d4",
+            metadata: {},
+            outputs: [],
+            source: ["1 + 1"],
+          },
+        ],
+        metadata: {},
+        nbformat: 4,
+        nbformat_minor: 5,
+      }),
     }));
     const port = new ProgrammaticQuestionPort();
     port.onQuestion((q) => q.answer({ choices: [1] }));
@@ -130,6 +145,9 @@ describe("tool effects: what a tool says against what it does", () => {
       description: "write a file from a cell",
     });
     await watched("eval", { code: "1 + 1", description: "start again in a fresh kernel", reset: true });
+    await watched("notebook", { path: "report.ipynb" });
+    await watched("notebook_edit", { path: "report.ipynb", action: "insert", source: "2 + 2" });
+    await watched("notebook_run", { path: "report.ipynb", reset: true });
     await watched("debug", { operation: "launch", program: "app.py" });
     await watched("debug", { operation: "terminate" });
     await watched("ask_user", { question: "Which one?", options: [{ label: "this" }, { label: "that" }] });

@@ -259,6 +259,20 @@ export const TOUR_STEPS: readonly TourStep[] = [
     },
   },
   {
+    title: "notebook / notebook_edit / notebook_run — a notebook's cells read, fixed and run in place",
+    async run(t) {
+      const path = "python/stock-report.ipynb";
+      await t.plan("notebook", { path });
+      await t.full("notebook_run", { path }, { choices: [2] });
+      await t.full(
+        "notebook_edit",
+        { path, action: "replace", index: 3, source: 'stock.remove("B2", 2)  # the chairs sold this week' },
+        { choices: [1] },
+      );
+      await t.full("notebook_run", { path, cells: "3-" });
+    },
+  },
+  {
     title: "vibe_* — background workers: spawn returns at once, wait collects the result",
     async run(t) {
       await t.plan("vibe_spawn", { brief: "count the functions", label: "counter" });

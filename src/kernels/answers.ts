@@ -79,7 +79,7 @@ export const EVAL_FROM_CELL: ToolResult = {
   content: [
     {
       type: "text",
-      text: 'tool("eval") cannot be called from inside a cell; run the code in this cell instead.',
+      text: 'tool("eval") and tool("notebook_run") cannot be called from inside a cell: they need the kernel the cell runs in. Run the code in this cell instead.',
     },
   ],
   isError: true,

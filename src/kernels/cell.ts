@@ -51,6 +51,8 @@ export interface CellOptions {
   /** Aborted (with the reason as a string) when the kernel is gone for a cause the kernel cannot report. */
   readonly lost?: AbortSignal;
   readonly onActivity?: () => void;
+  /** Sees every IOPub message of the cell as it comes (notebook_run stores the outputs as Jupyter does). */
+  readonly record?: (msg: KernelMessage.IIOPubMessage) => void;
 }
 
 export async function runCell(
@@ -106,6 +108,7 @@ export async function runCell(
   future.onIOPub = (msg) => {
     arm();
     options.onActivity?.();
+    options.record?.(msg);
     takeOutput(msg, result, output, html);
   };
   future.onStdin = (msg) =>

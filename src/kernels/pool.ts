@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
 import path from "node:path";
-import { type Kernel, KernelManager, ServerConnection } from "@jupyterlab/services";
+import { type Kernel, KernelManager, type KernelMessage, ServerConnection } from "@jupyterlab/services";
 import WebSocket from "ws";
 import { errorMessage, ToolError } from "../errors.js";
 import { takeSlot } from "../host-limits.js";
@@ -63,6 +63,8 @@ export class KernelPool {
   /** Said by the next cell of a kernel just started (where it runs, when that is not what the project has). */
   readonly #notices = new Map<KernelLanguage, string>();
   #disposing = false;
+  /** Languages whose kernel was discarded (notebook_run's reset): their next cell says it runs on a fresh one. */
+  readonly #fresh = new Set<KernelLanguage>();
   /** When each language's last cell ended (performance.now()), and the languages with a cell running. */
   readonly #lastCell = new Map<KernelLanguage, number>();
   readonly #running = new Set<KernelLanguage>();
@@ -108,12 +110,40 @@ export class KernelPool {
     reset: boolean,
     bridge: Bridge,
     signal: AbortSignal,
+    record?: (msg: KernelMessage.IIOPubMessage) => void,
   ): Promise<CellOutcome> {
     this.#running.add(language);
-    return withRunLogger(this.#logger, () => this.#run(code, language, reset, bridge, signal)).finally(() => {
+    return withRunLogger(this.#logger, () =>
+      this.#run(code, language, reset, bridge, signal, record),
+    ).finally(() => {
       this.#running.delete(language);
       this.#lastCell.set(language, performance.now());
     });
+  }
+
+  /** Ends the kernel of `language`, if one runs: its next cell starts a fresh one and says so. */
+  async discard(language: KernelLanguage): Promise<void> {
+    if (!this.#kernels.has(language)) return;
+    await this.#shutdown(language);
+    this.#fresh.add(language);
+  }
+
+  /**
+   * Moves the kernel of `language` (started if need be) into `folder`, a host path, silently (no output, no
+   * execution count): notebook_run runs a notebook's cells in its folder, as Jupyter does. Not on a harness's
+   * server, whose kernels see other paths.
+   */
+  async chdir(language: KernelLanguage, folder: string): Promise<void> {
+    if (this.#options.server) return;
+    const kernel = await this.kernel(language);
+    const where = JSON.stringify(this.#processes.confinedPlace.toPlace(folder));
+    const code =
+      language === "python"
+        ? `__import__("os").chdir(${where})`
+        : (this.#options.javascript ?? "node") === "node"
+          ? `process.chdir(${where})`
+          : `Deno.chdir(${where})`;
+    await kernel.requestExecute({ code, silent: true, store_history: false }).done;
   }
 
   /** Shuts down the kernels without a cell for `idleMs` (kernels.stopIdleSeconds); the next cell says so. */
@@ -130,9 +160,9 @@ export class KernelPool {
   }
 
   async #run(
-    ...[code, language, reset, bridge, signal]: Parameters<KernelPool["run"]>
+    ...[code, language, reset, bridge, signal, record]: Parameters<KernelPool["run"]>
   ): Promise<CellOutcome> {
-    let restarted = false;
+    let restarted = this.#fresh.delete(language);
     if (reset) {
       await this.#shutdown(language);
       restarted = true;
@@ -148,6 +178,7 @@ export class KernelPool {
       interruptGraceMs: (this.#options.interruptGraceSeconds ?? 10) * 1000,
       signal,
       lost: this.#lost.signal,
+      ...(record ? { record } : {}),
       bridge: async (request) => {
         try {
           const { name, args } = JSON.parse(request) as { name: string; args: Record<string, unknown> };

@@ -44,8 +44,8 @@ export const evalTool = defineTool({
         language,
         args.reset ?? false,
         async (name, toolArgs) => {
-          // The cell runs inside this eval call: an eval from it would wait for itself (same lane) forever.
-          if (name === "eval") return EVAL_FROM_CELL;
+          // The cell runs inside this eval call: an eval or notebook_run from it would wait for itself (same lane) forever.
+          if (name === "eval" || name === "notebook_run") return EVAL_FROM_CELL;
           return ctx.callTool(name, toolArgs);
         },
         ctx.signal,

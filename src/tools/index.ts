@@ -9,6 +9,9 @@ import { editTool } from "./edit.js";
 import { evalTool } from "./eval.js";
 import { lspTool } from "./lsp.js";
 import { lspRenameTool } from "./lsp-rename.js";
+import { notebookTool } from "./notebook.js";
+import { notebookEditTool } from "./notebook-edit.js";
+import { notebookRunTool } from "./notebook-run.js";
 import { readTool } from "./read.js";
 import { resolveTool } from "./resolve.js";
 import { vibeKillTool, vibeListTool, vibeSendTool, vibeSpawnTool, vibeWaitTool } from "./vibe.js";
@@ -27,6 +30,9 @@ export const BUILTIN_TOOLS: readonly AnyToolSpec[] = [
   resolveTool,
   debugTool,
   evalTool,
+  notebookTool,
+  notebookEditTool,
+  notebookRunTool,
   vibeSpawnTool,
   vibeSendTool,
   vibeWaitTool,
