@@ -1,8 +1,12 @@
-import { spawnSync } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
+import { execFileSync, spawnSync } from "node:child_process";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { grammarById } from "../grammars/index.js";
+import { compileQuery } from "../src/ast/query.js";
 import { StagedEdits, type StagedFile } from "../src/ast/staged-edits.js";
+import { runTask } from "../src/ast/task.js";
+import { TreeCache } from "../src/ast/tree-cache.js";
 import { createRun } from "../src/index.js";
 import { astGrepCli, astRun, call, textOf, track, treeOf, workdirWith } from "./helpers.js";
 
@@ -501,15 +505,52 @@ describe("ast_grep scope", () => {
     const { client } = await astRun(workdir, { maxFileKB: 4 });
     const skipped =
       "1 file over the 4 KB a search parses per file was skipped: big.js (12 KB) (minified or generated code, most often; the harness raises the limit with ast.maxFileKB).";
-    const all = textOf(await call(client, "ast_grep", { pattern: "f($X)", language: "javascript" }));
+    const result = await call(client, "ast_grep", { pattern: "f($X)", language: "javascript" });
+    const all = textOf(result);
     expect(all).toMatch(/^1 match in 1 file \(searched 1 javascript file under \./);
-    expect(all.split("\n").at(-1)).toBe(skipped);
+    expect(all.split("\n").slice(-2)).toEqual([
+      skipped,
+      "Incomplete: files over the size limit were not searched (named above).",
+    ]);
+    expect(result.structuredContent).toMatchObject({ complete: false });
     const alone = await call(client, "ast_grep", { pattern: "f($X)", path: "big.js" });
     expect(alone.isError).toBe(true);
     expect(textOf(alone)).toBe(`Nothing was searched: ${skipped}`);
     expect(
       textOf(await call(client, "ast_edit", { pattern: "f($X)", rewrite: "g($X)", language: "javascript" })),
     ).toContain(skipped);
+  });
+
+  it("says whether a search is complete: capped at max_results, a file that cannot be read when its turn comes", async () => {
+    const workdir = await workdirWith({ "a.py": "print(1)\nprint(2)\nprint(3)\n" });
+    const { client } = await astRun(workdir);
+    const whole = await call(client, "ast_grep", { pattern: "print($X)", language: "python" });
+    expect(whole.structuredContent).toMatchObject({ complete: true, total: 3 });
+    expect(textOf(whole)).not.toContain("Incomplete");
+    const capped = await call(client, "ast_grep", {
+      pattern: "print($X)",
+      language: "python",
+      max_results: 2,
+    });
+    expect(textOf(capped).split("\n").at(-1)).toBe("Incomplete: showing 2 of 3 matches (max_results 2).");
+    expect(capped.structuredContent).toMatchObject({
+      complete: false,
+      incomplete_because: ["showing 2 of 3 matches (max_results 2)"],
+    });
+  });
+
+  it("counts a file that is no longer a regular file when its turn comes (listed, then replaced): not searched", async () => {
+    const workdir = await workdirWith({ "a.py": "print(1)\n", "b.py": "print(2)\n" });
+    const grammar = grammarById("python")!;
+    const { matcher } = compileQuery(grammar, { pattern: "print($X)" });
+    const files = ["a.py", "b.py"].map((rel) => ({ rel, abs: path.join(workdir, rel) }));
+    // b.py was listed as a file; by the time it is read it is a named pipe (a read would wait on it for good).
+    await rm(files[1]!.abs);
+    execFileSync("mkfifo", [files[1]!.abs]);
+    const task = { id: 1, search: 1, lang: grammar.lang, rule: matcher.rule, spec: matcher, keep: 10, files };
+    const result = await runTask(task, new TreeCache(0), async () => undefined);
+    expect(result).toMatchObject({ unreadable: 1, parsed: 1 });
+    expect(result.files.map((f) => f.file.rel)).toEqual(["a.py"]);
   });
 
   it("an ast_edit past 5,000 replacements is refused with the count, nothing staged", async () => {

@@ -315,6 +315,47 @@ describe("debug sessions: TTL, crashes, interpreters, bad input", () => {
     await call(client, "debug", { operation: "terminate" });
   });
 
+  it("variables and output say whether they are complete: children past the limit, long values, early output dropped", async () => {
+    const workdir = await workdirWith({
+      "pyproject.toml": '[project]\nname = "lists"\n',
+      "lists.py": [
+        "import sys",
+        "items = list(range(120))",
+        "pair = ['short', 'b' * 1000]",
+        "sys.stdout.write('early line\\n' + 'o' * 100_000 + '\\nlast line\\n')",
+        "sys.stdout.flush()",
+        "done = True",
+        "",
+      ].join("\n"),
+    });
+    const run = track(await createRun({ workdir, conversationId: "lists", approver: "always", lsp: false }));
+    const client = await run.link({ surface: "full" });
+    await call(client, "debug", { operation: "breakpoints", file: "lists.py", lines: [6] });
+    const stop = await call(client, "debug", { operation: "launch", program: "lists.py" });
+    expect(stop.isError, textOf(stop)).toBeFalsy();
+    const locals = (stop.structuredContent as { locals: { name: string; reference?: number }[] }).locals;
+    const reference = (name: string) => locals.find((l) => l.name === name)?.reference;
+    const items = await call(client, "debug", { operation: "variables", reference: reference("items") });
+    expect(textOf(items)).toMatch(/\nIncomplete: showing 50 of \d+ children\.$/);
+    expect(items.structuredContent).toMatchObject({ complete: false });
+    const pair = await call(client, "debug", { operation: "variables", reference: reference("pair") });
+    expect(textOf(pair)).toMatch(
+      /\nIncomplete: 1 value cut at 400 characters \(its length said\); evaluate an expression for a part of it\.$/,
+    );
+    await expect
+      .poll(async () => textOf(await call(client, "debug", { operation: "output" })), { timeout: 10_000 })
+      .toContain("last line");
+    const output = await call(client, "debug", { operation: "output" });
+    expect(textOf(output)).toMatch(/^\(\d+ earlier bytes dropped\)\n/);
+    expect(textOf(output)).toMatch(
+      /\nIncomplete: the \d+ earliest bytes of output were dropped \(the newest are kept\)\.$/,
+    );
+    expect(output.structuredContent).toMatchObject({ complete: false });
+    const whole = await call(client, "debug", { operation: "evaluate", expression: "len(items)" });
+    expect(textOf(whole)).toBe("len(items) = 120 (int)");
+    await call(client, "debug", { operation: "terminate" });
+  });
+
   it("an adapter that dies mid-session is reported, and a new launch works", async () => {
     const copy = await workspaceCopy();
     const run = track(

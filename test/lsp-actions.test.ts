@@ -80,7 +80,7 @@ describe("lsp actions over the sample workspace", () => {
     expect(text).toMatch(/^ts\/src\/stock\.ts:7 {2}Stock \(class\b/m);
     expect(text).toMatch(/^go\/stock\.go:11 {2}Stock \(struct\b/m);
     expect(text).toMatch(
-      /\nNot searched: pyright \(python\), clangd \(c\), rust-analyzer \(rust\) are not running — pass `file` \(a file of that language\) with `query` to search there too\.$/,
+      /\nNot searched: pyright \(python\), clangd \(c\), rust-analyzer \(rust\) are not running — pass `file` \(a file of that language\) with `query` to search there too\.\nIncomplete: not every server of the project searched \(see Not searched above\)\.$/,
     );
     expect(result.structuredContent).toMatchObject({
       searched: expect.arrayContaining(["tsgo @ ts", "gopls @ go"]),
@@ -260,7 +260,13 @@ describe("references beyond the 50 shown", () => {
     const text = textOf(result);
     // 1 declaration + 3 imports + 60 calls; 50 shown with snippets, the other 14 counted per file.
     expect(text).toMatch(/^64 references in 4 files, showing 50 of 64:\n/);
-    expect(text).toMatch(/\nNot shown: 14 more in 2 files: src\/b\.ts \(10\), src\/c\.ts \(4\)\.$/);
+    expect(text).toMatch(
+      /\nNot shown: 14 more in 2 files: src\/b\.ts \(10\), src\/c\.ts \(4\)\.\nIncomplete: showing 50 of 64 locations \(the answer's limit\)\.$/,
+    );
+    expect(result.structuredContent).toMatchObject({
+      complete: false,
+      incomplete_because: ["showing 50 of 64 locations (the answer's limit)"],
+    });
     expect(result.structuredContent).toMatchObject({ total: 64 });
   });
 });

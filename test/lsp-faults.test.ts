@@ -95,9 +95,9 @@ describe("lsp faults (scripted server)", () => {
     const { lsp } = await fakeRun("slow-publish");
     const result = await lsp({ action: "diagnostics" });
     expect(textOf(result)).toBe(
-      "Diagnostics (fake, STALE: fake did not publish diagnostics for this version within 600 ms; may be out of date — not a clean bill): none received in time",
+      "Diagnostics (fake, STALE: fake did not publish diagnostics for this version within 600 ms; may be out of date — not a clean bill): none received in time\nIncomplete: the diagnostics are stale (fake did not publish diagnostics for this version within 600 ms), not a clean bill.",
     );
-    expect(result.structuredContent).toMatchObject({ freshness: "stale" });
+    expect(result.structuredContent).toMatchObject({ freshness: "stale", complete: false });
   });
 
   it("after a write, a server that never publishes yields a stale note, not 'nothing new'", async () => {

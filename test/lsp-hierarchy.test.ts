@@ -10,6 +10,10 @@ import type { TypeScriptServer } from "../src/lsp/catalog.js";
 import type { RunLink } from "../src/run-link.js";
 import { call, suiteWorkdir, textOf } from "./helpers.js";
 
+/** clangd's cross-file answers without its background index: said, and not called complete. */
+const CLANGD_PARTIAL =
+  "clangd runs without its background index (it would write .cache/clangd into the workdir), so it searched the files opened in this run and what they include, not the rest of the project";
+
 interface Case {
   server: string;
   files: Record<string, string>;
@@ -272,9 +276,12 @@ for (const c of CASES) {
           `  report (function) ${c.lib}:${report} — 2 calls`,
           `    ${report + 1}  ${line(c, c.lib, report + 1)}`,
           `    ${report + 2}  ${line(c, c.lib, report + 2)}`,
-        ].join("\n") + trustNote(c),
+        ].join("\n") +
+          trustNote(c) +
+          (c.server === "clangd" ? `\nIncomplete: ${CLANGD_PARTIAL}.` : ""),
       );
       expect(result.structuredContent).toMatchObject({
+        complete: c.server !== "clangd",
         action: "call_hierarchy",
         server: c.server,
         total: 2,
@@ -341,7 +348,7 @@ for (const c of CASES) {
             direction: "subtypes",
           });
           expect(textOf(down)).toBe(
-            "Subtypes of `Shape` (struct, shapes.hpp:4): 1 subtype\n  Square (struct) shapes.hpp:8",
+            `Subtypes of \`Shape\` (struct, shapes.hpp:4): 1 subtype\n  Square (struct) shapes.hpp:8\nIncomplete: ${CLANGD_PARTIAL}.`,
           );
         } else {
           expect(up.isError).toBe(true);
@@ -449,7 +456,9 @@ describe("call_hierarchy: bad input, cycles and a wide tree (tsgo)", () => {
     const text = textOf(result);
     expect(text).toMatch(/^Callers of `leaf` \(function, a\.ts:8\): 60 callers, 60 call sites\n/);
     expect(text.match(/^ {2}caller\d+ \(function\)/gm)).toHaveLength(49);
-    expect(text).toMatch(/\n\(showing 50 of 61 items\)$/);
+    expect(text).toMatch(
+      /\n\(showing 50 of 61 items\)\nIncomplete: showing 50 of 61 items \(the answer's limit\)\.$/,
+    );
     expect(result.structuredContent).toMatchObject({ total: 61 });
   });
 

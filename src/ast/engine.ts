@@ -14,6 +14,7 @@ import {
   grammarForFile,
   grammarReady,
 } from "../../grammars/index.js";
+import { withCompleteness } from "../completeness.js";
 import { ToolError } from "../errors.js";
 import { type ConfinedPath, confine, toPosix } from "../files/paths.js";
 import { notRegularMessage, specialKind } from "../files/regular.js";
@@ -193,11 +194,23 @@ export class AstEngine {
       ? `${plural(total, "match", "matches")} in ${plural(outcome.files.length, "file")} (${total > shown.length ? `showing ${shown.length} of ${total}; ` : ""}searched ${scope}; ${how}):`
       : `No matches in ${scope} (${how}; ${outcome.parsed + outcome.reused} of them contain its words and were matched structurally).`;
     const rows = rowsByFile(shown);
+    const incomplete = [
+      total > shown.length ? `showing ${shown.length} of ${total} matches (max_results ${limit})` : "",
+      skipped ? "files over the size limit were not searched (named above)" : "",
+      outcome.unreadable
+        ? `${plural(outcome.unreadable, "file")} could not be read when ${outcome.unreadable === 1 ? "its" : "their"} turn came (gone, or not a regular file)`
+        : "",
+    ].filter(Boolean);
+    const answer = withCompleteness(
+      { text: [header, ...rows, ...(skipped ? [skipped] : [])].join("\n"), structured: {} },
+      incomplete,
+    );
     return {
       cost: costOf(outcome),
       ranOn: outcome.ranOn,
-      text: [header, ...rows, ...(skipped ? [skipped] : [])].join("\n"),
+      text: answer.text,
       structured: {
+        ...answer.structured,
         language: grammar.id,
         rung: query.rung,
         selector: query.selector,

@@ -84,8 +84,11 @@ export interface FileMatches {
   readonly nonUtf8?: number;
 }
 
-/** What one file cost: nothing (unreadable, or lacking the pattern's words), a reused tree, or a parse. */
-export type FileCost = "skipped" | "reused" | "parsed";
+/**
+ * What one file cost: nothing (lacking the pattern's words), nothing because it could not be read (gone, or no
+ * longer a regular file: a search that did not look at it is not complete), a reused tree, or a parse.
+ */
+export type FileCost = "skipped" | "unreadable" | "reused" | "parsed";
 
 export interface MatchOptions {
   /** Matches to turn into answers; the rest are only counted. */
@@ -121,7 +124,7 @@ export function matchFile(
   }
   if (!bytes || !isBytes(bytes)) {
     trees.forget(lang, file.abs);
-    return { cost: "skipped" };
+    return { cost: "unreadable" };
   }
   const text = bytes.toString("utf8");
   if (!mayMatch(text, spec)) return { cost: "skipped" };

@@ -119,6 +119,7 @@ export class SearchPool {
     const found: FileOutcome[] = [];
     let parsed = 0;
     let reused = 0;
+    let unreadable = 0;
     // What each process is matching for this search: a stopped search ends exactly those.
     const matching = new Map<number, { searcher: Searcher; chunk: FileRef[] }>();
     const stop = () => {
@@ -139,6 +140,7 @@ export class SearchPool {
           if (this.#home.get(chunk[k]!.abs) === i) this.#home.delete(chunk[k]!.abs);
         parsed += result.parsed;
         reused += result.reused;
+        unreadable += result.unreadable;
         found.push(...result.files);
       }
     };
@@ -154,7 +156,7 @@ export class SearchPool {
       this.#searching--;
       this.#lastUse = Date.now();
     }
-    return { found, parsed, reused };
+    return { found, parsed, reused, unreadable };
   }
 
   async dispose(): Promise<void> {

@@ -31,6 +31,8 @@ export interface SearchOutcome {
   /** Files whose tree was parsed by this search, and files whose tree an earlier search had kept. */
   readonly parsed: number;
   readonly reused: number;
+  /** Files that could not be read when their turn came (gone, or no longer regular files). */
+  readonly unreadable: number;
 }
 
 export interface SearchPlace {
@@ -78,19 +80,22 @@ export async function searchFiles(
   let found: FileOutcome[] = [];
   let parsed = 0;
   let reused = 0;
+  let unreadable = 0;
   if (pooled.value) {
     ranOn.push("search processes");
     found = found.concat(pooled.value.found);
     parsed += pooled.value.parsed;
     reused += pooled.value.reused;
+    unreadable += pooled.value.unreadable;
   }
   if (alone.value) {
     ranOn.push("search process of its own");
     found = found.concat(alone.value.found);
     parsed += alone.value.parsed;
+    unreadable += alone.value.unreadable;
   }
   found.sort((a, b) => a.file.rel.localeCompare(b.file.rel));
-  return { files: found, searched: files.length, parsed, reused, ranOn };
+  return { files: found, searched: files.length, parsed, reused, unreadable, ranOn };
 }
 
 /** What a search that did not finish answers: where it was when it stopped, and why. */

@@ -15,6 +15,7 @@ export const SOLO_BYTES = 2 ** 20;
 export interface SoloOutcome {
   readonly found: FileOutcome[];
   readonly parsed: number;
+  readonly unreadable: number;
 }
 
 export async function searchAlone(
@@ -29,6 +30,7 @@ export async function searchAlone(
   signal.addEventListener("abort", onAbort, { once: true });
   const found: FileOutcome[] = [];
   let parsed = 0;
+  let unreadable = 0;
   try {
     for (const [id, file] of files.entries()) {
       signal.throwIfAborted();
@@ -36,6 +38,7 @@ export async function searchAlone(
       const result = await searcher.run({ ...job, id, files: [file] });
       if (result.error) throw new Error(`a search process failed on a large file: ${result.error}`);
       parsed += result.parsed;
+      unreadable += result.unreadable;
       found.push(...result.files);
     }
   } finally {
@@ -43,5 +46,5 @@ export async function searchAlone(
     await searcher.end();
   }
   signal.throwIfAborted();
-  return { found, parsed };
+  return { found, parsed, unreadable };
 }

@@ -35,6 +35,8 @@ export interface SearchTaskResult {
   readonly files: FileOutcome[];
   parsed: number;
   reused: number;
+  /** Files that could not be read. */
+  unreadable: number;
   /** Indexes into the task's files: the trees this process now holds, and the files it parsed without keeping. */
   readonly held: number[];
   readonly dropped: number[];
@@ -50,13 +52,22 @@ export async function runTask(
   trees: TreeCache,
   afterFile: () => Promise<void>,
 ): Promise<SearchTaskResult> {
-  const result: SearchTaskResult = { id: task.id, files: [], parsed: 0, reused: 0, held: [], dropped: [] };
+  const result: SearchTaskResult = {
+    id: task.id,
+    files: [],
+    parsed: 0,
+    reused: 0,
+    unreadable: 0,
+    held: [],
+    dropped: [],
+  };
   try {
     for (const [i, file] of task.files.entries()) {
       if (i > 0) await afterFile();
       const { cost, held, found } = matchOne(file, task, trees);
       if (cost === "parsed") result.parsed++;
       else if (cost === "reused") result.reused++;
+      else if (cost === "unreadable") result.unreadable++;
       if (held === true) result.held.push(i);
       else if (held === false) result.dropped.push(i);
       if (found) result.files.push(found);

@@ -3,12 +3,15 @@
  * and the text the model reads of a stop.
  */
 
+import { withCompleteness as completeness } from "../completeness.js";
 import { ToolError } from "../errors.js";
+import { plural } from "../files/text.js";
 import { shownPath } from "../files/visible.js";
 import { filtersOf, type LineBreakpoint } from "./breakpoints.js";
 import type { DebugAnswer, DebugArgs, DebugOperation } from "./schema.js";
 import type { DebugSession, StopReport } from "./session.js";
 import { snapshot } from "./snapshot.js";
+import { MAX_VALUE, wasCut } from "./stop-report.js";
 import { describeStop } from "./stop-text.js";
 import type { DebugSupervisor } from "./supervisor.js";
 
@@ -330,7 +333,15 @@ export const OPERATIONS: Record<DebugOperation, Operation> = {
       (v) =>
         `  ${v.name} = ${v.value}${v.type ? ` (${v.type})` : ""}${v.reference ? ` [reference ${v.reference}]` : ""}`,
     );
-    return { text: rows.join("\n") + more, structured: { operation: "variables", variables, total } };
+    const cut = variables.filter((v) => wasCut(v.value)).length;
+    return completeness(
+      { text: rows.join("\n") + more, structured: { operation: "variables", variables, total } },
+      [
+        total > variables.length && `showing ${variables.length} of ${total} children`,
+        cut > 0 &&
+          `${plural(cut, "value")} cut at ${MAX_VALUE} characters (${cut === 1 ? "its" : "their"} length said); evaluate an expression for a part of ${cut === 1 ? "it" : "them"}`,
+      ],
+    );
   },
   evaluate: async (args, debug) => {
     const { result, type } = await debug
@@ -372,10 +383,13 @@ export const OPERATIONS: Record<DebugOperation, Operation> = {
     const none = session.attached
       ? "(no output received: the program was started outside runbound, so its output goes where it was started unless its debug server forwards it)"
       : "(no output yet)";
-    return {
-      text: `${dropped ? `(${dropped} earlier bytes dropped)\n` : ""}${text || none}`,
-      structured: { operation: "output", output: text },
-    };
+    return completeness(
+      {
+        text: `${dropped ? `(${dropped} earlier bytes dropped)\n` : ""}${text || none}`,
+        structured: { operation: "output", output: text },
+      },
+      [dropped > 0 && `the ${dropped} earliest bytes of output were dropped (the newest are kept)`],
+    );
   },
   terminate: async (_args, debug) => ({
     text: await debug.terminate(),

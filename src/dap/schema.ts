@@ -211,6 +211,13 @@ export const debugOutput = {
   state: z.enum(["running", "stopped", "exited", "none"]).optional(),
   variables: z.array(variable).optional(),
   total: z.number().int().optional(),
+  complete: z
+    .boolean()
+    .optional()
+    .describe(
+      "variables and output: false when something was cut (children past the limit, long values, early output).",
+    ),
+  incomplete_because: z.array(z.string()).optional(),
   scopes: z.array(z.object({ name: z.string(), reference: z.number().int() })).optional(),
   threads: z.array(z.object({ id: z.number().int(), name: z.string() })).optional(),
   result: z.string().optional(),

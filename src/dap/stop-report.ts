@@ -26,7 +26,7 @@ export const OUTSIDE_SOURCE = "(outside the workdir and the libraries: not shown
 
 const MAX_FRAMES = 30;
 const MAX_CHILDREN = 50;
-const MAX_VALUE = 400;
+export const MAX_VALUE = 400;
 /** A watch's value in a stop's answer: shorter, since there may be ten. */
 const WATCH_VALUE = 160;
 
@@ -291,6 +291,11 @@ export function clip(value: string, max = MAX_VALUE): string {
   // An adapter that cut a long value already (runbound's Node adapter) said its whole length as this says it.
   const stated = Number(/… \((\d+) characters\)$/.exec(value)?.[1] ?? 0);
   return `${value.slice(0, max)}… (${Math.max(stated, value.length)} characters)`;
+}
+
+/** Whether `clip` cut the value (its own mark, or the adapter's that it keeps). */
+export function wasCut(value: string): boolean {
+  return /… \(\d+ characters\)$/.test(value);
 }
 
 /**

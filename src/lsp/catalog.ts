@@ -52,6 +52,11 @@ export interface ServerSpec {
    */
   readonly checkTitle?: string;
   /**
+   * Why the server's cross-file answers (references, implementations, hierarchies, workspace symbols) cover only
+   * part of the project, when they do: said in each such answer, which is then not complete.
+   */
+  readonly searchesOpenFilesOnly?: string;
+  /**
    * For this long after its start the server may answer references from a half-analysed workspace without reporting
    * progress (pyright: 3 references, then 4): such an answer is confirmed by asking again after a pause until two
    * agree. Only where measured — each confirmation costs a pause.
@@ -191,6 +196,9 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
       },
       rootMarkers: ["compile_commands.json", "compile_flags.txt", "CMakeLists.txt", ".clangd"],
       candidates: [{ name: "clangd", args: ["--background-index=false"], versioned: true }],
+      // A read must write nothing in the workdir, and the background index is written to .cache/clangd there.
+      searchesOpenFilesOnly:
+        "clangd runs without its background index (it would write .cache/clangd into the workdir), so it searched the files opened in this run and what they include, not the rest of the project",
       component: "clangd",
       install: `${setupCommand("clangd")} (apt-get as root; otherwise the system's clangd or clangd-NN package)`,
     },

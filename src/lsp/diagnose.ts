@@ -7,6 +7,7 @@ import { plural } from "../files/text.js";
 import { shownPath } from "../files/visible.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { rootsOf } from "./catalog.js";
+import { capped, withCompleteness } from "./completeness.js";
 import {
   diagnosticRow,
   diagnosticsOf,
@@ -53,16 +54,23 @@ export async function fileDiagnostics(base: LspBase, file: string, signal: Abort
   const lines = grouped.lines.map((line) => `  ${line}`);
   const more =
     rows.length > grouped.covered ? `\n  (showing ${grouped.covered} of ${rows.length} diagnostics)` : "";
-  return {
-    text: `${freshnessHeader(found, client.spec.id)}: ${found.freshness !== "fresh" && found.items.length === 0 ? "none received in time" : countText(found.items)}${lines.length ? `\n${lines.join("\n")}${more}` : ""}`,
-    structured: {
-      action: "diagnostics",
-      server: client.spec.id,
-      freshness: found.freshness,
-      diagnostics: shown,
-      total: rows.length,
+  return withCompleteness(
+    {
+      text: `${freshnessHeader(found, client.spec.id)}: ${found.freshness !== "fresh" && found.items.length === 0 ? "none received in time" : countText(found.items)}${lines.length ? `\n${lines.join("\n")}${more}` : ""}`,
+      structured: {
+        action: "diagnostics",
+        server: client.spec.id,
+        freshness: found.freshness,
+        diagnostics: shown,
+        total: rows.length,
+      },
     },
-  };
+    [
+      found.freshness !== "fresh" &&
+        `the diagnostics are ${found.freshness} (${found.why ?? "not received in time"}), not a clean bill`,
+      capped(grouped.covered, rows.length, "diagnostics"),
+    ],
+  );
 }
 
 /** The project-wide check: every root of every catalog server, its checker's findings; counts per file first. */
@@ -142,15 +150,18 @@ export async function projectDiagnostics(
         ]
       : details),
   ].join("\n");
-  return {
-    text,
-    structured: {
-      action: "diagnostics",
-      freshness: complete ? "fresh" : "stale",
-      diagnostics: shown,
-      total: rows.length,
+  return withCompleteness(
+    {
+      text,
+      structured: {
+        action: "diagnostics",
+        freshness: complete ? "fresh" : "stale",
+        diagnostics: shown,
+        total: rows.length,
+      },
     },
-  };
+    [!complete && "some checks did not run (named above)", capped(shown.length, rows.length, "findings")],
+  );
 }
 
 function countText(items: Diagnostic[]): string {

@@ -14,6 +14,7 @@ import { ToolError } from "../errors.js";
 import { within } from "../files/library-roots.js";
 import { plural } from "../files/text.js";
 import { shownPath, visibleLine } from "../files/visible.js";
+import { capped, openFilesOnly, stillIndexing, withCompleteness } from "./completeness.js";
 import { uriPath } from "./diagnostics.js";
 import { NOT_SHOWN, type SnippetReader, SYMBOL_KINDS } from "./format.js";
 import { ServerRefusal } from "./request-errors.js";
@@ -89,7 +90,16 @@ export async function hierarchy(
     items.map((item) => ({ item, sites: [], children: [] })),
     depth,
   );
-  return render(snippetReader(base, t), direction, depth, roots, server, t);
+  const answer = render(snippetReader(base, t), direction, depth, roots, server, t);
+  const rows = answer.structured.hierarchy ?? [];
+  const unfollowed = rows.filter((r) => r.not_followed === "not followed: request budget spent").length;
+  return withCompleteness(answer, [
+    capped(rows.length, answer.structured.total, "items"),
+    unfollowed > 0 &&
+      `${unfollowed} item${unfollowed === 1 ? "'s" : "s'"} own ${NOUN[direction][1].toLowerCase()} not asked for (the request budget was spent)`,
+    stillIndexing([t.client]),
+    direction === "incoming" || direction === "subtypes" ? openFilesOnly(t.client) : undefined,
+  ]);
 }
 
 /** A server that advertises the capability yet answers "method not found" (clangd 14: no outgoing calls, and only its own pre-standard type hierarchy). */

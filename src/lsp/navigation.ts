@@ -6,6 +6,7 @@ import type { Hover, Location, LocationLink } from "vscode-languageserver-protoc
 import { plural } from "../files/text.js";
 import { shownPath } from "../files/visible.js";
 import { codeActions } from "./code-actions.js";
+import { askWhileIndexing, capped, openFilesOnly, stillIndexing, withCompleteness } from "./completeness.js";
 import { uriPath } from "./diagnostics.js";
 import { asLocations, columnsOf, hoverText, mergedRows, NOT_SHOWN, type SnippetReader } from "./format.js";
 import { hierarchy } from "./hierarchy.js";
@@ -57,7 +58,26 @@ export async function navigate(
   const note = targetNote(t.target);
   if (action === "hover") return hover(base, t, note, signal);
   if (action === "code_actions") return codeActions(base, t, note, signal);
-  const locations = await locationsOf(base, t, action, signal);
+  const { locations, interrupted } = await locationsOf(base, t, action, signal);
+  const answer = locationAnswer(base, t, action, locations, note, interrupted !== undefined);
+  const reasons = [
+    interrupted,
+    capped(answer.structured.locations?.length ?? 0, locations.length, "locations"),
+    stillIndexing([t.client]),
+    action === "definition" || action === "type_definition" ? undefined : openFilesOnly(t.client),
+  ];
+  return withCompleteness(answer, reasons);
+}
+
+/** A location action's answer: the locations with their snippets, references grouped by file. */
+function locationAnswer(
+  base: LspBase,
+  t: Target,
+  action: LocationAction,
+  locations: (Location | LocationLink)[],
+  note: string,
+  interrupted: boolean,
+): LspAnswer {
   const reader = snippetReader(base, t);
   // A snippet costs a file read: only for the locations shown (a 300-file project has 600 references).
   const places = locations.slice(0, MAX_REFERENCES).map((loc) => reader.place(loc));
@@ -67,7 +87,12 @@ export async function navigate(
   const structured = { action, server, target: t.target, locations: places, total };
   const lead = note ? `${note}\n` : "";
   if (places.length === 0)
-    return { text: `${lead}No ${label} found (${server} answered with no locations).`, structured };
+    return {
+      text: interrupted
+        ? `${lead}No ${label} received from ${server}.`
+        : `${lead}No ${label} found (${server} answered with no locations).`,
+      structured,
+    };
   const showing = total > places.length ? `showing ${places.length} of ${total}` : "";
   if (action !== "references") {
     const rows = mergedRows(places).map((r) => `${shownPath(r.path)}:${r.line}${columnsOf(r)}  ${r.snippet}`);
@@ -98,7 +123,7 @@ async function locationsOf(
   t: Target,
   action: LocationAction,
   signal: AbortSignal,
-): Promise<(Location | LocationLink)[]> {
+): Promise<{ locations: (Location | LocationLink)[]; interrupted?: string }> {
   const textDocument = textDocumentOf(t);
   const timeout = base.supervisor.timeouts.requestMs;
   const params =
@@ -107,7 +132,9 @@ async function locationsOf(
       : { textDocument, position: t.position };
   const ask = () =>
     t.client.request<Location | Location[] | LocationLink[] | null>(METHOD[action], params, timeout, signal);
-  let raw = await ask();
+  const first = await askWhileIndexing(t.client, ask, null, timeout, signal);
+  if (first.interrupted) return { locations: [], interrupted: first.interrupted };
+  let raw = first.value;
   // A server still loading its project answers empty: wait for its progress to end, then ask once more.
   if (
     asLocations(raw).length === 0 &&
@@ -128,7 +155,7 @@ async function locationsOf(
       raw = await ask();
     }
   }
-  return asLocations(raw);
+  return { locations: asLocations(raw) };
 }
 
 /**

@@ -178,6 +178,13 @@ export const lspOutput = {
     .describe("For a workspace symbol search: servers that did not search, and why."),
   diagnostics: z.array(diagnosticRowSchema).optional(),
   freshness: z.enum(["fresh", "stale", "not ready"]).optional(),
+  complete: z
+    .boolean()
+    .optional()
+    .describe(
+      "For a list (locations, symbols, a hierarchy, diagnostics): false when it may miss items — capped, the server still indexing, diagnostics not fresh.",
+    ),
+  incomplete_because: z.array(z.string()).optional().describe("Why the list is not complete."),
   actions: z
     .array(z.object({ title: z.string(), kind: z.string().optional(), preferred: z.boolean().optional() }))
     .optional(),

@@ -10,6 +10,7 @@ import { confineExisting } from "../files/paths.js";
 import { plural } from "../files/text.js";
 import { shownPath, visibleLine } from "../files/visible.js";
 import type { LspClient } from "./client.js";
+import { capped, openFilesOnly, stillIndexing, withCompleteness } from "./completeness.js";
 import { uriPath } from "./diagnostics.js";
 import { SYMBOL_KINDS } from "./format.js";
 import type { LspAnswer, SymbolRow } from "./schema.js";
@@ -43,10 +44,14 @@ async function outline(base: LspBase, file: string, signal: AbortSignal): Promis
   const rows = flattenSymbols(raw ?? [], confined.rel);
   const shown = rows.slice(0, MAX_DOCUMENT_SYMBOLS);
   const count = rows.length > shown.length ? ` (showing ${shown.length} of ${rows.length})` : "";
-  return {
-    text: `${plural(rows.length, "symbol")}${count}:\n${shown.map((s) => `${s.line}  ${visibleLine(s.name)} (${s.kind})`).join("\n")}`,
-    structured: { action: "symbols", server: client.spec.id, symbols: shown, total: rows.length },
-  };
+  return withCompleteness(
+    {
+      text: `${plural(rows.length, "symbol")}${count}:\n${shown.map((s) => `${s.line}  ${visibleLine(s.name)} (${s.kind})`).join("\n")}`,
+      structured: { action: "symbols", server: client.spec.id, symbols: shown, total: rows.length },
+    },
+    // A file's outline comes from the file itself: a server's indexing does not change it.
+    [capped(shown.length, rows.length, "symbols")],
+  );
 }
 
 /** A workspace search, by the file's server or every running one; the answer names which searched and which not. */
@@ -112,20 +117,29 @@ async function workspaceSymbols(
     (s) =>
       `${shownPath(s.path)}:${s.line}  ${visibleLine(s.name)} (${s.kind}${s.container ? ` in ${visibleLine(s.container)}` : ""})`,
   );
-  return {
-    text: [
-      `${plural(inWorkdir.length, "symbol")}${count}, ${by}${lines.length ? ":" : "."}`,
-      ...lines,
-      ...(notSearched.length ? [`Not searched: ${notSearched.join("; ")}.`] : []),
-    ].join("\n"),
-    structured: {
-      action: "symbols",
-      symbols: shown,
-      total: inWorkdir.length,
-      searched,
-      ...(notSearched.length ? { not_searched: notSearched } : {}),
+  const answered = clients.filter((c) => searched.includes(label(c)));
+  return withCompleteness(
+    {
+      text: [
+        `${plural(inWorkdir.length, "symbol")}${count}, ${by}${lines.length ? ":" : "."}`,
+        ...lines,
+        ...(notSearched.length ? [`Not searched: ${notSearched.join("; ")}.`] : []),
+      ].join("\n"),
+      structured: {
+        action: "symbols",
+        symbols: shown,
+        total: inWorkdir.length,
+        searched,
+        ...(notSearched.length ? { not_searched: notSearched } : {}),
+      },
     },
-  };
+    [
+      capped(shown.length, inWorkdir.length, "symbols"),
+      notSearched.length > 0 && "not every server of the project searched (see Not searched above)",
+      stillIndexing(answered),
+      ...answered.map(openFilesOnly),
+    ],
+  );
 }
 
 function flattenSymbols(raw: (DocumentSymbol | SymbolInformation)[], rel: string, prefix = ""): SymbolRow[] {

@@ -40,6 +40,13 @@ export const astGrepTool = defineTool({
     total: z.number().int(),
     files: z.number().int(),
     searched: z.number().int(),
+    complete: z
+      .boolean()
+      .optional()
+      .describe(
+        "false when matches may be missing or unshown: capped at max_results, files skipped for size or unreadable.",
+      ),
+    incomplete_because: z.array(z.string()).optional(),
     matches: z.array(
       z.object({
         path: z.string(),

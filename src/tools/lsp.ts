@@ -26,7 +26,7 @@ export const lspTool = defineTool({
     "call_hierarchy (direction incoming: its callers, or outgoing: what it calls; call sites are lines of the caller) and type_hierarchy (supertypes or subtypes): file + line + symbol, `depth` 1-3 levels;",
     'symbols: `file` for its outline, or `query` to search the workspace (add `file` to pick which server searches); diagnostics: `file`, or "*" for the project-wide check;',
     "status: which servers run and why others cannot; reload: restart the server of `file` (or all).",
-    "Diagnostics say whether they are fresh; stale ones are never a clean bill.",
+    "Diagnostics say whether they are fresh; stale ones are never a clean bill. A list that may miss items (capped, a server still indexing, stale diagnostics) ends with `Incomplete:` and why.",
   ].join(" "),
   input: lspInput,
   output: lspOutput,
