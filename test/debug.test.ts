@@ -1008,6 +1008,54 @@ describe("a scripted adapter, for orders and faults real ones do not produce on 
     });
   });
 
+  it("a message past 64 MB from the adapter is skipped as it streams by and said; the session goes on", async () => {
+    const workdir = await workdirWith({ "prog.txt": "one\ntwo\nthree\n" });
+    const program = path.join(workdir, "prog.txt");
+    const flood = 70 * 2 ** 20;
+    const { session, processes } = scriptedSession(workdir, program, (target) => ({
+      program: target,
+      flood,
+    }));
+    try {
+      await session.launch([], workdir, book(program, 1));
+      const before = process.memoryUsage().rss;
+      expect(await session.resume("next")).toMatchObject({
+        state: "stopped",
+        reason: "step",
+        location: { line: 2 },
+      });
+      const { text } = session.output();
+      expect(text).toContain(
+        "(runbound dropped a message of 70.0 MB from the adapter: over its 64 MB limit)\n",
+      );
+      expect(text).toContain("after the flood\n");
+      // Never held whole: the host's memory did not grow by the message (with headroom for the test's own work).
+      expect(process.memoryUsage().rss - before).toBeLessThan(flood);
+      expect(await session.resume("next")).toMatchObject({ location: { line: 3 } });
+    } finally {
+      await session.terminate();
+      await processes.killAll();
+    }
+  });
+
+  it("a message from the adapter that is not JSON ends the session with why; the host goes on", async () => {
+    const workdir = await workdirWith({ "prog.txt": "one\ntwo\n" });
+    const program = path.join(workdir, "prog.txt");
+    const { session, processes } = scriptedSession(workdir, program, (target) => ({
+      program: target,
+      garbage: true,
+    }));
+    try {
+      await session.launch([], workdir, book(program, 1));
+      await expect(session.resume("next")).rejects.toThrow(
+        /the adapter sent a message that is not JSON: "\{not json"/,
+      );
+    } finally {
+      await session.terminate();
+      await processes.killAll();
+    }
+  });
+
   it("an adapter that does not answer a step: the answer says so and does not claim a stop", async () => {
     await scripted("next", async ({ session, program, workdir }) => {
       await session.launch([], workdir, book(program, 2));

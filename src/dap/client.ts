@@ -59,13 +59,25 @@ interface EventWaiter {
 }
 
 const HEADER_END = Buffer.from("\r\n\r\n");
+/** A message from an adapter past this is not carried: a variable's value or a program's output of that size would
+ * be cut long before it reached an answer, and holding it took the host's memory with it. */
+const MAX_MESSAGE_BYTES = 64 * 2 ** 20;
+/** The output category of runbound's own notes among a session's output (connection.ts shows them). */
+export const RUNBOUND_NOTE = "runbound";
+/** A header that has not ended by now never will: it is not DAP. */
+const MAX_HEADER_BYTES = 64 * 1024;
 
 export class DapClient {
   readonly #out: Writable;
   readonly #pending = new Map<number, Pending>();
   readonly #waiters = new Set<EventWaiter>();
   readonly #listeners = new Set<(event: DebugProtocol.Event) => void>();
-  #buffer = Buffer.alloc(0);
+  /** What has come of the message being read, not yet joined; its whole length once its header is read. */
+  #parts: Buffer[] = [];
+  #size = 0;
+  #need = 0;
+  /** Bytes of a message too large to carry still to pass by. */
+  #skip = 0;
   #seq = 1;
   #closed: string | undefined;
 
@@ -192,24 +204,82 @@ export class DapClient {
     this.#out.write(Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`, "ascii"), body]));
   }
 
+  /**
+   * Frames in from the adapter. The chunks of a message are kept apart until it is whole (joining each chunk to what
+   * was read made a 100 MB message cost gigabytes of copying on the host's thread); a message over MAX_MESSAGE_BYTES
+   * is skipped as it streams by, never held, and said as output; one that is not JSON ends the session.
+   */
   #receive(chunk: Buffer): void {
-    this.#buffer = Buffer.concat([this.#buffer, chunk]);
-    for (;;) {
-      const end = this.#buffer.indexOf(HEADER_END);
-      if (end === -1) return;
-      const header = this.#buffer.subarray(0, end).toString("ascii");
+    let data = chunk;
+    if (this.#skip > 0) {
+      const skipped = Math.min(this.#skip, data.length);
+      this.#skip -= skipped;
+      data = data.subarray(skipped);
+      if (data.length === 0) return;
+    }
+    this.#parts.push(data);
+    this.#size += data.length;
+    if (this.#need > 0 && this.#size < this.#need) return;
+    let buffer =
+      this.#parts.length === 1 ? (this.#parts[0] as Buffer) : Buffer.concat(this.#parts, this.#size);
+    this.#parts = [];
+    this.#size = 0;
+    this.#need = 0;
+    while (buffer.length > 0 && !this.#closed) {
+      const end = buffer.indexOf(HEADER_END);
+      if (end === -1) {
+        if (buffer.length > MAX_HEADER_BYTES) {
+          this.close("the adapter sent a header without its end");
+          return;
+        }
+        break;
+      }
+      const header = buffer.subarray(0, end).toString("ascii");
       const length = Number(/Content-Length:\s*(\d+)/i.exec(header)?.[1]);
       if (!Number.isFinite(length)) {
         this.close(`the adapter sent a message without Content-Length: ${header.slice(0, 80)}`);
         return;
       }
       const start = end + HEADER_END.length;
-      if (this.#buffer.length < start + length) return;
-      const body = this.#buffer.subarray(start, start + length).toString("utf8");
-      this.#buffer = this.#buffer.subarray(start + length);
-      const message = JSON.parse(body) as DebugProtocol.ProtocolMessage;
+      if (length > MAX_MESSAGE_BYTES) {
+        this.#skip = Math.max(0, start + length - buffer.length);
+        buffer = buffer.subarray(Math.min(buffer.length, start + length));
+        this.#tooLarge(length);
+        continue;
+      }
+      if (buffer.length < start + length) {
+        this.#need = start + length;
+        break;
+      }
+      const body = buffer.subarray(start, start + length).toString("utf8");
+      buffer = buffer.subarray(start + length);
+      let message: DebugProtocol.ProtocolMessage;
+      try {
+        message = JSON.parse(body) as DebugProtocol.ProtocolMessage;
+      } catch {
+        this.close(`the adapter sent a message that is not JSON: ${JSON.stringify(body.slice(0, 80))}`);
+        return;
+      }
       this.#dispatch(this.#paths ? mapPaths(message, (p) => this.#paths!.toHost(p)) : message);
     }
+    if (buffer.length > 0) {
+      this.#parts = [buffer];
+      this.#size = buffer.length;
+    }
+  }
+
+  /** A message too large to carry, said where the program's output is read (a response in it times out as such). */
+  #tooLarge(bytes: number): void {
+    const mb = (bytes / 2 ** 20).toFixed(1);
+    this.#dispatch({
+      seq: 0,
+      type: "event",
+      event: "output",
+      body: {
+        category: RUNBOUND_NOTE,
+        output: `(runbound dropped a message of ${mb} MB from the adapter: over its ${MAX_MESSAGE_BYTES / 2 ** 20} MB limit)\n`,
+      },
+    } as DebugProtocol.OutputEvent);
   }
 
   #dispatch(message: DebugProtocol.ProtocolMessage): void {

@@ -13,7 +13,7 @@ import { goBuildCache } from "../proc/build-cache.js";
 import { expectSocketFile } from "../proc/socket-file.js";
 import { exitedAndDrained, type ProcessTracker, type TrackedProcess } from "../proc/tracker.js";
 import type { AdapterSpec, ResolvedAdapter } from "./adapters.js";
-import { DapClient } from "./client.js";
+import { DapClient, RUNBOUND_NOTE } from "./client.js";
 
 /** delve's own lines, which it writes to its stdout and sends as stdout output events among the program's. */
 export const DELVE_OWN_LINES = /^(Building .*|Type 'dlv help' for list of commands\.)\r?\n/gm;
@@ -216,6 +216,8 @@ export function programText(
 ): string | undefined {
   const logged = logpoints.take(body.output);
   if (logged !== undefined) return `${logged}\n`;
+  // What the client itself says among the program's output (a message too large to carry: client.ts).
+  if (body.category === RUNBOUND_NOTE) return body.output;
   if (body.category !== "stdout" && body.category !== "stderr") return undefined;
   // delve also sends its "Building …" line as the program's stdout.
   const text = withoutTerminalEscapes(body.output);

@@ -22,7 +22,11 @@ const HEADER_END = Buffer.from("\r\n\r\n");
 
 class MappedFrames extends Transform {
   readonly #map: (path: string) => string;
-  #buffer = Buffer.alloc(0);
+  /** What has come of the message being read, kept apart until it is whole (joining each chunk to it was quadratic). */
+  #parts: Buffer[] = [];
+  #size = 0;
+  /** The frame's whole length once its header is read. */
+  #need = 0;
 
   constructor(map: (path: string) => string) {
     super();
@@ -30,23 +34,45 @@ class MappedFrames extends Transform {
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
-    this.#buffer = Buffer.concat([this.#buffer, chunk]);
+    this.#parts.push(chunk);
+    this.#size += chunk.length;
+    if (this.#need > 0 && this.#size < this.#need) {
+      done();
+      return;
+    }
+    let buffer =
+      this.#parts.length === 1 ? (this.#parts[0] as Buffer) : Buffer.concat(this.#parts, this.#size);
+    this.#parts = [];
+    this.#size = 0;
+    this.#need = 0;
     for (;;) {
-      const end = this.#buffer.indexOf(HEADER_END);
+      const end = buffer.indexOf(HEADER_END);
       if (end === -1) break;
-      const length = Number(
-        /Content-Length:\s*(\d+)/i.exec(this.#buffer.subarray(0, end).toString("ascii"))?.[1],
-      );
+      const length = Number(/Content-Length:\s*(\d+)/i.exec(buffer.subarray(0, end).toString("ascii"))?.[1]);
       const start = end + HEADER_END.length;
       if (!Number.isFinite(length)) {
         done(new Error("a message without Content-Length"));
         return;
       }
-      if (this.#buffer.length < start + length) break;
-      const body = this.#buffer.subarray(start, start + length).toString("utf8");
-      this.#buffer = this.#buffer.subarray(start + length);
-      const mapped = Buffer.from(JSON.stringify(mapPaths(JSON.parse(body) as unknown, this.#map)), "utf8");
+      if (buffer.length < start + length) {
+        this.#need = start + length;
+        break;
+      }
+      const body = buffer.subarray(start, start + length).toString("utf8");
+      buffer = buffer.subarray(start + length);
+      let message: unknown;
+      try {
+        message = JSON.parse(body);
+      } catch {
+        done(new Error(`a message that is not JSON: ${JSON.stringify(body.slice(0, 80))}`));
+        return;
+      }
+      const mapped = Buffer.from(JSON.stringify(mapPaths(message, this.#map)), "utf8");
       this.push(Buffer.concat([Buffer.from(`Content-Length: ${mapped.length}\r\n\r\n`, "ascii"), mapped]));
+    }
+    if (buffer.length > 0) {
+      this.#parts = [buffer];
+      this.#size = buffer.length;
     }
     done();
   }

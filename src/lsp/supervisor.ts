@@ -213,7 +213,7 @@ export class LspSupervisor {
     }
     if (!resolved) {
       throw new ToolError(
-        `${handle.spec.name} cannot serve ${this.#rel(handle.root)}: its binary (${handle.spec.candidates.map((c) => c.name).join(" or ")}) was not found in the project, runbound's dependencies, runbound's home or PATH. Fix: ${handle.spec.install}.`,
+        `${handle.spec.name} cannot serve ${this.#rel(handle.root)}: its binary (${handle.spec.candidates.map((c) => c.name).join(" or ")}) was not found in the project, runbound's dependencies, runbound's home or PATH.${handle.spec.install ? ` Fix: ${handle.spec.install}.` : " Install it, or give the server's command in createRun({ lsp: { servers } })."}`,
       );
     }
     const previous = handle.client;
