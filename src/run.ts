@@ -11,6 +11,7 @@ import { errorMessage } from "./errors.js";
 import { FileStore } from "./files/store.js";
 import { visibleLine } from "./files/visible.js";
 import { Lanes } from "./lanes.js";
+import { type RunLogger, stderrLogger } from "./log.js";
 import type { TrustAsked } from "./lsp/trust.js";
 import type { Mounted } from "./mount.js";
 import { choosePlace } from "./proc/confined.js";
@@ -36,6 +37,8 @@ import type { ToolResult } from "./tool-result.js";
 import { VERSION } from "./version.js";
 
 const SERVER_INFO = { name: "runbound", version: VERSION };
+/** How long dispose waits for one resource's graceful end before it ends the run's processes anyway. */
+const DISPOSE_GRACE_MS = 10_000;
 
 export type { CallOptions, LinkOptions, QuestionsOption, RunOptions } from "./run-options.js";
 
@@ -73,6 +76,7 @@ export class Run {
   readonly #noted = new Set<string>();
   readonly #modules: RunModules;
   readonly #installer: OnDemandInstaller;
+  readonly #logger: RunLogger;
   /** Whether what the run starts reaches the network: not in a sandbox whose network is off (tools/list says so). */
   readonly #network: boolean;
   #disposing: Promise<void> | undefined;
@@ -83,6 +87,7 @@ export class Run {
     this.#modules = modules;
     this.home = options.home ? path.resolve(options.home) : defaultHome();
     this.#installer = new OnDemandInstaller(this.home, options.install ?? "never");
+    this.#logger = options.logger ?? stderrLogger;
     const confined = choosePlace(
       options.confine ?? "preferred",
       workdir,
@@ -321,12 +326,33 @@ export class Run {
       await mounted.server.close().catch(() => undefined);
     }
     this.#servers.clear();
-    await this.#resources.lsp?.dispose().catch(() => undefined);
-    await this.#resources.ast?.dispose().catch(() => undefined);
-    await this.#resources.debug?.dispose().catch(() => undefined);
-    await this.#resources.kernels?.dispose().catch(() => undefined);
-    await this.#resources.vibe?.dispose().catch(() => undefined);
+    const resources = this.#resources;
+    await this.#ending("language servers", resources.lsp?.dispose());
+    await this.#ending("structural search", resources.ast?.dispose());
+    await this.#ending("the debug session", resources.debug?.dispose());
+    await this.#ending("the kernels", resources.kernels?.dispose());
+    await this.#ending("the workers", resources.vibe?.dispose());
     await this.processes.killAll();
+  }
+
+  /**
+   * One resource's graceful end, within DISPOSE_GRACE_MS: a Jupyter server that stops answering held dispose for
+   * good (its kernels' shutdown requests never returned). Past the grace, the run's processes are ended anyway.
+   */
+  async #ending(what: string, ended: Promise<void> | undefined): Promise<void> {
+    if (!ended) return;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"late">((resolve) => {
+      timer = setTimeout(() => resolve("late"), DISPOSE_GRACE_MS);
+    });
+    const outcome = await Promise.race([ended.catch(() => undefined), late]);
+    clearTimeout(timer);
+    if (outcome === "late")
+      this.#logger({
+        level: "warn",
+        source: "run",
+        message: `${what} did not end within ${DISPOSE_GRACE_MS / 1000} s of dispose; the run's processes are ended without waiting for them`,
+      });
   }
 
   #context(request: CallRequest, signal: AbortSignal): ToolContext {

@@ -122,3 +122,38 @@ describe("kernels on a Jupyter Kernel Gateway", () => {
     expect(textOf(again)).toMatch(/False/);
   });
 });
+
+describe("a harness's Jupyter server that stops answering", () => {
+  it("does not hold run.dispose: the kernels get their grace, then the run ends, and the log says why", async () => {
+    const { dir, remove } = await suiteWorkdir({});
+    const port = await freePort();
+    const token = "stopped-gateway-token";
+    const gateway = await startGateway(port, token, dir);
+    const logged: string[] = [];
+    const run = await createRun({
+      workdir: dir,
+      approver: "always",
+      lsp: false,
+      kernels: { server: { url: `http://127.0.0.1:${port}/`, token } },
+      logger: (entry) => logged.push(`${entry.level} ${entry.source}: ${entry.message}`),
+    });
+    try {
+      expect(
+        textOf(
+          await call(await run.link({ surface: "full" }), "eval", { code: "1 + 1", description: label }),
+        ),
+      ).toBe("2");
+      // Stopped, not gone: its socket still accepts, and no answer ever comes.
+      gateway.kill("SIGSTOP");
+      // Without the grace this never returned (the test's own timeout ends it).
+      await run.dispose();
+      expect(logged).toContain(
+        "warn run: the kernels did not end within 10 s of dispose; the run's processes are ended without waiting for them",
+      );
+    } finally {
+      gateway.kill("SIGCONT");
+      gateway.kill("SIGKILL");
+      await remove();
+    }
+  }, 60_000);
+});
