@@ -12,7 +12,7 @@ import { FileStore } from "./files/store.js";
 import { visibleLine } from "./files/visible.js";
 import { Lanes } from "./lanes.js";
 import { type RunLogger, stderrLogger } from "./log.js";
-import type { TrustAsked } from "./lsp/trust.js";
+import type { TrustAsked } from "./lsp/trust/trust.js";
 import type { Mounted } from "./mount.js";
 import { choosePlace } from "./proc/confined.js";
 import { ProcessTracker } from "./proc/tracker.js";

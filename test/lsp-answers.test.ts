@@ -7,7 +7,7 @@ import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clipAround, SNIPPET_WIDTH, snippetOf } from "../src/files/snippet.js";
 import { createRun, type Run } from "../src/index.js";
-import { plainMarkup } from "../src/lsp/markup.js";
+import { plainMarkup } from "../src/lsp/actions/markup.js";
 import type { RunLink } from "../src/run-link.js";
 import { answerProject } from "./answer-project.js";
 import { call, textOf } from "./helpers.js";

@@ -8,8 +8,8 @@ import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createRun } from "../src/index.js";
-import { OutsideChanges } from "../src/lsp/outside-changes.js";
-import type { LspSupervisor } from "../src/lsp/supervisor.js";
+import { OutsideChanges } from "../src/lsp/server/outside-changes.js";
+import type { LspSupervisor } from "../src/lsp/server/supervisor.js";
 import { call, textOf, track, workdirWith } from "./helpers.js";
 
 const TS = {

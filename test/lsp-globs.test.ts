@@ -4,7 +4,7 @@
  * picomatch's (which runbound used before), save for `[!y]`: a negated class in LSP's syntax, which picomatch missed.
  */
 import { describe, expect, it } from "vitest";
-import { globMatcher } from "../src/lsp/glob.js";
+import { globMatcher } from "../src/lsp/server/glob.js";
 
 const cases: [glob: string, matches: string[], not: string[]][] = [
   ["**/*.ts", ["a.ts", "src/a.ts", "/abs/src/x/y.ts", ".hidden/a.ts"], ["a.tsx", "a.ts/b", "ts"]],

@@ -2,10 +2,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { Diagnostic } from "vscode-languageserver-protocol";
-import { groupedDiagnosticLines, uriPath } from "../src/lsp/diagnostics.js";
-import { SnippetReader } from "../src/lsp/format.js";
-import { DiagnosticsJournal } from "../src/lsp/journal.js";
-import { analyse, fromEncoding, locateSymbol, toEncoding } from "../src/lsp/positions.js";
+import { SnippetReader } from "../src/lsp/actions/format.js";
+import { analyse, fromEncoding, locateSymbol, toEncoding } from "../src/lsp/actions/positions.js";
+import { groupedDiagnosticLines, uriPath } from "../src/lsp/diagnostics/diagnostics.js";
+import { DiagnosticsJournal } from "../src/lsp/diagnostics/journal.js";
 
 describe("locateSymbol: line + symbol, never a column", () => {
   it("finds a whole identifier in code, in UTF-16 code units past non-ASCII text", () => {

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun, type Run } from "../src/index.js";
 import type { ServerSpec } from "../src/lsp/catalog.js";
-import { identifierProblem } from "../src/lsp/identifiers.js";
+import { identifierProblem } from "../src/lsp/rename/identifiers.js";
 import { call, textOf, track, treeOf, workdirWith, workspaceCopy } from "./helpers.js";
 
 function without(files: Record<string, string>, name: string): Record<string, string> {

@@ -7,8 +7,8 @@
 
 import { describe, expect, it } from "vitest";
 import type { TextEdit } from "vscode-languageserver-protocol";
-import { fromEncoding, toEncoding } from "../src/lsp/positions.js";
-import { applyTextEdits } from "../src/lsp/workspace-edit.js";
+import { fromEncoding, toEncoding } from "../src/lsp/actions/positions.js";
+import { applyTextEdits } from "../src/lsp/rename/workspace-edit.js";
 
 const ENCODINGS = ["utf-16", "utf-8", "utf-32"] as const;
 

@@ -10,7 +10,7 @@ import { ADAPTERS, type AdapterSpec } from "../dap/adapters.js";
 import { DebugSupervisor } from "../dap/supervisor.js";
 import { pythonForCells } from "../kernels/interpreters.js";
 import type { ServerSpec } from "../lsp/catalog.js";
-import { LspSupervisor } from "../lsp/supervisor.js";
+import { LspSupervisor } from "../lsp/server/supervisor.js";
 import type { BinarySource, Resolved } from "../proc/binaries.js";
 import { bubblewrapLine, probeBubblewrap } from "../proc/bubblewrap.js";
 import { goCacheCap, goCacheRoot, goCaches } from "../proc/build-cache.js";

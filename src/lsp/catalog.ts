@@ -3,7 +3,7 @@ import { rootsIn } from "../files/roots.js";
 import type { BinaryCandidate } from "../proc/binaries.js";
 import { setupCommand } from "../setup/components.mjs";
 import { npmBin } from "../setup/npm.js";
-import { rustWithoutProjectPrograms } from "./rust-toolchain.js";
+import { rustWithoutProjectPrograms } from "./trust/rust-toolchain.js";
 
 /**
  * The language servers runbound knows: which files each serves, the root markers that say "this is a project of

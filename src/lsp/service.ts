@@ -7,21 +7,21 @@
 import { confine, confineExisting } from "../files/paths.js";
 import { plural } from "../files/text.js";
 import type { ProcessTracker } from "../proc/tracker.js";
-import { WriteDiagnostics } from "./after-write.js";
-import { fileDiagnostics, projectDiagnostics } from "./diagnose.js";
-import { renameFile } from "./file-rename.js";
-import { DiagnosticsJournal } from "./journal.js";
-import { type HierarchyOptions, navigate } from "./navigation.js";
-import { OutsideChanges } from "./outside-changes.js";
-import { rename } from "./rename.js";
-import { checkRename, type RenameArgs } from "./rename-check.js";
-import { quoteReport } from "./request-errors.js";
+import { type HierarchyOptions, navigate } from "./actions/navigation.js";
+import { symbols } from "./actions/symbols.js";
+import { WriteDiagnostics } from "./diagnostics/after-write.js";
+import { fileDiagnostics, projectDiagnostics } from "./diagnostics/diagnose.js";
+import { DiagnosticsJournal } from "./diagnostics/journal.js";
+import { renameFile } from "./rename/file-rename.js";
+import { rename } from "./rename/rename.js";
+import { checkRename, type RenameArgs } from "./rename/rename-check.js";
 import type { AfterWriteDiagnostics, LspAnswer, NavigationAction, RenameAnswer } from "./schema.js";
-import type { LspSupervisor } from "./supervisor.js";
-import { symbols } from "./symbols.js";
+import { OutsideChanges } from "./server/outside-changes.js";
+import { quoteReport } from "./server/request-errors.js";
+import type { LspSupervisor } from "./server/supervisor.js";
+import { unservedLanguages } from "./server/unserved.js";
 import { findTarget, type LspBase } from "./target.js";
-import type { TrustAsked } from "./trust.js";
-import { unservedLanguages } from "./unserved.js";
+import type { TrustAsked } from "./trust/trust.js";
 
 export class LanguageService implements LspBase {
   readonly supervisor: LspSupervisor;

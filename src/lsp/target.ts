@@ -9,12 +9,12 @@ import { libraryRoots } from "../files/library-roots.js";
 import { fileText } from "../files/lines.js";
 import { type ConfinedPath, confine, confineExisting } from "../files/paths.js";
 import { notRegularMessage, specialKindOf } from "../files/regular.js";
-import type { LspClient } from "./client.js";
-import { SnippetReader } from "./format.js";
-import type { DiagnosticsJournal } from "./journal.js";
-import { analyse, familyOf, locateSymbol, toEncoding } from "./positions.js";
+import { SnippetReader } from "./actions/format.js";
+import { analyse, familyOf, locateSymbol, toEncoding } from "./actions/positions.js";
+import type { DiagnosticsJournal } from "./diagnostics/journal.js";
 import type { LspTarget, NavigationAction } from "./schema.js";
-import type { LspSupervisor } from "./supervisor.js";
+import type { LspClient } from "./server/client.js";
+import type { LspSupervisor } from "./server/supervisor.js";
 
 export interface LspBase {
   readonly workdir: string;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ToolError } from "../errors.js";
-import { RequestTimeout } from "../lsp/request-errors.js";
 import { locator, renameOutput } from "../lsp/schema.js";
+import { RequestTimeout } from "../lsp/server/request-errors.js";
 import { defineTool } from "../registry.js";
 
 export const lspRenameTool = defineTool({

@@ -1,5 +1,4 @@
 import { ToolError } from "../errors.js";
-import { quoteReport, RequestTimeout, reportedBefore, ServerRefusal } from "../lsp/request-errors.js";
 import {
   type LspAction,
   type LspAnswer,
@@ -8,6 +7,7 @@ import {
   lspOutput,
   type NavigationAction,
 } from "../lsp/schema.js";
+import { quoteReport, RequestTimeout, reportedBefore, ServerRefusal } from "../lsp/server/request-errors.js";
 import type { LanguageService } from "../lsp/service.js";
 import { defineTool, type ToolContext } from "../registry.js";
 

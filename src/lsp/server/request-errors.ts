@@ -1,4 +1,4 @@
-import { visibleLine } from "../files/visible.js";
+import { visibleLine } from "../../files/visible.js";
 
 /** How a request to a language server can fail besides the server dying: no answer in time, or an error answer. */
 export class RequestTimeout extends Error {

@@ -3,14 +3,10 @@
  * with one-line snippets (quoted only from the workdir and the library roots), or its hover text.
  */
 import type { Hover, Location, LocationLink } from "vscode-languageserver-protocol";
-import { plural } from "../files/text.js";
-import { shownPath } from "../files/visible.js";
-import { codeActions } from "./code-actions.js";
-import { askWhileIndexing, capped, openFilesOnly, stillIndexing, withCompleteness } from "./completeness.js";
-import { uriPath } from "./diagnostics.js";
-import { asLocations, columnsOf, hoverText, mergedRows, NOT_SHOWN, type SnippetReader } from "./format.js";
-import { hierarchy } from "./hierarchy.js";
-import type { HierarchyDirection, LspAnswer, NavigationAction, Place } from "./schema.js";
+import { plural } from "../../files/text.js";
+import { shownPath } from "../../files/visible.js";
+import { uriPath } from "../diagnostics/diagnostics.js";
+import type { HierarchyDirection, LspAnswer, NavigationAction, Place } from "../schema.js";
 import {
   CONFIRM_PAUSE_MS,
   fileUri,
@@ -19,7 +15,11 @@ import {
   snippetReader,
   type Target,
   targetNote,
-} from "./target.js";
+} from "../target.js";
+import { codeActions } from "./code-actions.js";
+import { askWhileIndexing, capped, openFilesOnly, stillIndexing, withCompleteness } from "./completeness.js";
+import { asLocations, columnsOf, hoverText, mergedRows, NOT_SHOWN, type SnippetReader } from "./format.js";
+import { hierarchy } from "./hierarchy.js";
 
 const MAX_REFERENCES = 50;
 

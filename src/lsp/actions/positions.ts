@@ -5,9 +5,9 @@
  * and column were used when the line has several. Columns are UTF-16 code units (JavaScript string indices), as
  * LSP's default encoding.
  */
-import { ToolError } from "../errors.js";
-import { clipAround, snippetOf } from "../files/snippet.js";
-import { quotedValue } from "../files/visible.js";
+import { ToolError } from "../../errors.js";
+import { clipAround, snippetOf } from "../../files/snippet.js";
+import { quotedValue } from "../../files/visible.js";
 import { navigableString } from "./navigable-strings.js";
 
 export type SyntaxFamily = "c" | "python";

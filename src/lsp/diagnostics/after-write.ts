@@ -1,15 +1,15 @@
 /** Diagnostics on write: after a write, what is new since the agent was last told, per written file. */
 import { existsSync } from "node:fs";
 import type { Diagnostic } from "vscode-languageserver-protocol";
-import { ToolError } from "../errors.js";
-import { confineHeld } from "../files/paths.js";
-import { plural } from "../files/text.js";
-import { shownPath } from "../files/visible.js";
-import { fanOut } from "../signals.js";
+import { ToolError } from "../../errors.js";
+import { confineHeld } from "../../files/paths.js";
+import { plural } from "../../files/text.js";
+import { shownPath } from "../../files/visible.js";
+import { fanOut } from "../../signals.js";
+import type { AfterWriteDiagnostics } from "../schema.js";
+import type { LspBase } from "../target.js";
 import { diagnosticsAt } from "./diagnose.js";
 import { diagnosticRow, groupedDiagnosticLines } from "./diagnostics.js";
-import type { AfterWriteDiagnostics } from "./schema.js";
-import type { LspBase } from "./target.js";
 
 const MAX_NOT_FRESH_LISTED = 5;
 

@@ -10,15 +10,15 @@ import type {
   TextEdit,
   WorkspaceEdit,
 } from "vscode-languageserver-protocol";
-import { ToolError } from "../errors.js";
-import { plural } from "../files/text.js";
-import { shownPath, visibleLine } from "../files/visible.js";
-import type { LspClient, OpenDocument } from "./client.js";
-import { globMatcher } from "./glob.js";
+import { ToolError } from "../../errors.js";
+import { plural } from "../../files/text.js";
+import { shownPath, visibleLine } from "../../files/visible.js";
+import type { RenameAnswer } from "../schema.js";
+import type { LspClient, OpenDocument } from "../server/client.js";
+import { globMatcher } from "../server/glob.js";
+import { reportedBefore } from "../server/request-errors.js";
+import { type LspBase, warmedUp } from "../target.js";
 import { movePaths } from "./rename-check.js";
-import { reportedBefore } from "./request-errors.js";
-import type { RenameAnswer } from "./schema.js";
-import { type LspBase, warmedUp } from "./target.js";
 import { applyWorkspaceEdit } from "./workspace-edit.js";
 
 interface Proposal {

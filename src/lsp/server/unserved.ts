@@ -4,8 +4,8 @@
  * it runs. `lsp status` names them with what a harness can do instead, rather than saying nothing.
  */
 import path from "node:path";
-import { fileNamesNear } from "../files/roots.js";
-import type { ServerSpec } from "./catalog.js";
+import { fileNamesNear } from "../../files/roots.js";
+import type { ServerSpec } from "../catalog.js";
 
 const UNSERVED: Readonly<Record<string, string>> = {
   ".java": "Java",

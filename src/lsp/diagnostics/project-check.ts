@@ -5,13 +5,13 @@
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { visibleLine } from "../files/visible.js";
-import { type Resolved, resolveBinary } from "../proc/binaries.js";
-import { exitedAndDrained, type ProcessTracker } from "../proc/tracker.js";
-import { npmBin, tsgoBinary } from "../setup/npm.js";
-import type { ServerSpec } from "./catalog.js";
-import type { DiagnosticRow } from "./schema.js";
-import { spawnEnvironment } from "./server-process.js";
+import { visibleLine } from "../../files/visible.js";
+import { type Resolved, resolveBinary } from "../../proc/binaries.js";
+import { exitedAndDrained, type ProcessTracker } from "../../proc/tracker.js";
+import { npmBin, tsgoBinary } from "../../setup/npm.js";
+import type { ServerSpec } from "../catalog.js";
+import type { DiagnosticRow } from "../schema.js";
+import { spawnEnvironment } from "../server/server-process.js";
 
 export interface CheckRun {
   readonly server: string;

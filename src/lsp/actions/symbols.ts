@@ -5,16 +5,16 @@ import type {
   SymbolInformation,
   WorkspaceSymbol,
 } from "vscode-languageserver-protocol";
-import { ToolError } from "../errors.js";
-import { confineExisting } from "../files/paths.js";
-import { plural } from "../files/text.js";
-import { shownPath, visibleLine } from "../files/visible.js";
-import type { LspClient } from "./client.js";
+import { ToolError } from "../../errors.js";
+import { confineExisting } from "../../files/paths.js";
+import { plural } from "../../files/text.js";
+import { shownPath, visibleLine } from "../../files/visible.js";
+import { uriPath } from "../diagnostics/diagnostics.js";
+import type { LspAnswer, SymbolRow } from "../schema.js";
+import type { LspClient } from "../server/client.js";
+import { clientOf, type LspBase, requireCapability, snippetReader } from "../target.js";
 import { capped, openFilesOnly, stillIndexing, withCompleteness } from "./completeness.js";
-import { uriPath } from "./diagnostics.js";
 import { SYMBOL_KINDS } from "./format.js";
-import type { LspAnswer, SymbolRow } from "./schema.js";
-import { clientOf, type LspBase, requireCapability, snippetReader } from "./target.js";
 
 const MAX_WORKSPACE_SYMBOLS = 100;
 const MAX_DOCUMENT_SYMBOLS = 200;

@@ -3,13 +3,13 @@
  * approve it: the file, the symbol on its line, the new name; or, for a move, the two paths.
  */
 import { existsSync, statSync } from "node:fs";
-import { ToolError } from "../errors.js";
-import { type ConfinedPath, confine, confineExisting } from "../files/paths.js";
-import { visibleLine } from "../files/visible.js";
-import { languageOf } from "./catalog.js";
+import { ToolError } from "../../errors.js";
+import { type ConfinedPath, confine, confineExisting } from "../../files/paths.js";
+import { visibleLine } from "../../files/visible.js";
+import { familyOf, locateSymbol } from "../actions/positions.js";
+import { languageOf } from "../catalog.js";
+import { type LspBase, targetFile } from "../target.js";
 import { identifierProblem } from "./identifiers.js";
-import { familyOf, locateSymbol } from "./positions.js";
-import { type LspBase, targetFile } from "./target.js";
 
 export interface RenameArgs {
   readonly file: string;

@@ -4,8 +4,8 @@
  * and the server as it runs in an untrusted workspace instead.
  */
 import path from "node:path";
-import { resolveBinary } from "../proc/binaries.js";
-import type { ServerSpec } from "./catalog.js";
+import { resolveBinary } from "../../proc/binaries.js";
+import type { ServerSpec } from "../catalog.js";
 
 function ownBinary(spec: ServerSpec, root: string, workdir: string, home: string) {
   return spec.candidates

@@ -4,7 +4,7 @@
  * scripts and proc macros, cargo check). "ask" puts the question to the run's approver or a person once, at the
  * first call that would run the project's code, and keeps the answer for the run.
  */
-import type { Caller, Surface } from "../surfaces.js";
+import type { Caller, Surface } from "../../surfaces.js";
 
 /** `"workspace"`: trusted; `"ask"`: asked once per run; absent: untrusted. */
 export type TrustSetting = "workspace" | "ask" | undefined;

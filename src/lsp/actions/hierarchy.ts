@@ -10,16 +10,23 @@ import type {
   Range,
   TypeHierarchyItem,
 } from "vscode-languageserver-protocol";
-import { ToolError } from "../errors.js";
-import { within } from "../files/library-roots.js";
-import { plural } from "../files/text.js";
-import { shownPath, visibleLine } from "../files/visible.js";
+import { ToolError } from "../../errors.js";
+import { within } from "../../files/library-roots.js";
+import { plural } from "../../files/text.js";
+import { shownPath, visibleLine } from "../../files/visible.js";
+import { uriPath } from "../diagnostics/diagnostics.js";
+import type { HierarchyDirection, HierarchyRow, LspAnswer } from "../schema.js";
+import { ServerRefusal } from "../server/request-errors.js";
+import {
+  CONFIRM_PAUSE_MS,
+  fileUri,
+  type LspBase,
+  snippetReader,
+  type Target,
+  targetNote,
+} from "../target.js";
 import { capped, openFilesOnly, stillIndexing, withCompleteness } from "./completeness.js";
-import { uriPath } from "./diagnostics.js";
 import { NOT_SHOWN, type SnippetReader, SYMBOL_KINDS } from "./format.js";
-import { ServerRefusal } from "./request-errors.js";
-import type { HierarchyDirection, HierarchyRow, LspAnswer } from "./schema.js";
-import { CONFIRM_PAUSE_MS, fileUri, type LspBase, snippetReader, type Target, targetNote } from "./target.js";
 
 /** Items shown in one answer, call sites under each, and requests made for one answer. */
 const MAX_ROWS = 50;

@@ -7,17 +7,20 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { ToolError } from "../errors.js";
-import { rootAbove } from "../files/roots.js";
-import { shownPath } from "../files/visible.js";
-import { checkedCap, takeSlot } from "../host-limits.js";
-import { IdleCheck, idleSecondsOf } from "../idle.js";
-import { type Resolved, resolveBinary } from "../proc/binaries.js";
-import type { Place } from "../proc/place.js";
-import type { ProcessTracker } from "../proc/tracker.js";
-import { npmBin, tsgoBinary, tsserverPath } from "../setup/npm.js";
-import type { OnDemandInstaller } from "../setup/on-demand.js";
-import { catalog, languageOf, rootsOf, type ServerSpec } from "./catalog.js";
+import { ToolError } from "../../errors.js";
+import { rootAbove } from "../../files/roots.js";
+import { shownPath } from "../../files/visible.js";
+import { checkedCap, takeSlot } from "../../host-limits.js";
+import { IdleCheck, idleSecondsOf } from "../../idle.js";
+import { type Resolved, resolveBinary } from "../../proc/binaries.js";
+import type { Place } from "../../proc/place.js";
+import type { ProcessTracker } from "../../proc/tracker.js";
+import { npmBin, tsgoBinary, tsserverPath } from "../../setup/npm.js";
+import type { OnDemandInstaller } from "../../setup/on-demand.js";
+import { catalog, languageOf, rootsOf, type ServerSpec } from "../catalog.js";
+import type { LspOptions, LspTimeouts } from "../options.js";
+import { projectCodeAt, untrustedNotes, withoutProjectCode } from "../trust/project-code.js";
+import { WorkspaceTrust } from "../trust/trust.js";
 import { LspClient } from "./client.js";
 import {
   availability,
@@ -27,9 +30,6 @@ import {
   toMakeRoom,
   type UnavailableServer,
 } from "./handle.js";
-import type { LspOptions, LspTimeouts } from "./options.js";
-import { projectCodeAt, untrustedNotes, withoutProjectCode } from "./project-code.js";
-import { WorkspaceTrust } from "./trust.js";
 
 const MAX_TIMEOUTS = 3;
 const BACKOFF_MS = [500, 1000, 2000, 5000, 10_000, 30_000];

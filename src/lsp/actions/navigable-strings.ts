@@ -1,6 +1,6 @@
 /**
  * A string a server navigates: a module path (Go's `import "fmt"` and its import block, TypeScript's and
- * JavaScript's `from "./stock.js"`, `require("x")`, `import("x")`) or a Python `__all__` entry. A name only inside
+ * JavaScript's `from "../stock.js"`, `require("x")`, `import("x")`) or a Python `__all__` entry. A name only inside
  * such a string is a position, not the "only in a string" error every other string gets.
  */
 /** As positions.ts names them: C-like quoting and `//` comments, or Python's. */

@@ -4,7 +4,7 @@
  * the two trailing spaces of a markdown line break dropped, images inlined as data: URLs left out. Code — fenced
  * blocks and inline spans — is left as is.
  */
-import { withoutTrailing } from "../files/text.js";
+import { withoutTrailing } from "../../files/text.js";
 
 const ENTITIES: Record<string, string> = { nbsp: " ", lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
 

@@ -1,13 +1,15 @@
 /** diagnostics: one file's (fresh, or said not to be), or the project-wide check of every root by its checker. */
 import path from "node:path";
 import type { Diagnostic } from "vscode-languageserver-protocol";
-import { ToolError } from "../errors.js";
-import { confineExisting } from "../files/paths.js";
-import { plural } from "../files/text.js";
-import { shownPath } from "../files/visible.js";
-import type { ProcessTracker } from "../proc/tracker.js";
-import { rootsOf } from "./catalog.js";
-import { capped, withCompleteness } from "./completeness.js";
+import { ToolError } from "../../errors.js";
+import { confineExisting } from "../../files/paths.js";
+import { plural } from "../../files/text.js";
+import { shownPath } from "../../files/visible.js";
+import type { ProcessTracker } from "../../proc/tracker.js";
+import { capped, withCompleteness } from "../actions/completeness.js";
+import { rootsOf } from "../catalog.js";
+import type { DiagnosticRow, LspAnswer } from "../schema.js";
+import { type LspBase, snippetReader } from "../target.js";
 import {
   diagnosticRow,
   diagnosticsOf,
@@ -16,8 +18,6 @@ import {
   sortDiagnostics,
 } from "./diagnostics.js";
 import { type CheckRun, hasChecker, runCheck } from "./project-check.js";
-import type { DiagnosticRow, LspAnswer } from "./schema.js";
-import { type LspBase, snippetReader } from "./target.js";
 
 const MAX_DIAGNOSTICS = 50;
 

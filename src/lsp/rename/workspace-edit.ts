@@ -27,13 +27,13 @@ function plainEdits(op: TextDocumentEdit, rel: string, tool: string): TextEdit[]
   });
 }
 
-import { ToolError } from "../errors.js";
-import { commitChanges } from "../files/commit.js";
-import { type ConfinedPath, confineHeld } from "../files/paths.js";
-import { readRegular, regularBytes } from "../files/regular.js";
-import { firstNonUtf8Line, notUtf8Message } from "../files/utf8.js";
-import { shownPath } from "../files/visible.js";
-import type { OpenDocument } from "./client.js";
+import { ToolError } from "../../errors.js";
+import { commitChanges } from "../../files/commit.js";
+import { type ConfinedPath, confineHeld } from "../../files/paths.js";
+import { readRegular, regularBytes } from "../../files/regular.js";
+import { firstNonUtf8Line, notUtf8Message } from "../../files/utf8.js";
+import { shownPath } from "../../files/visible.js";
+import type { OpenDocument } from "../server/client.js";
 
 export interface AppliedEdit {
   files: { path: string; edits: number }[];

@@ -7,13 +7,13 @@ import type {
   MarkedString,
   MarkupContent,
 } from "vscode-languageserver-protocol";
-import { within } from "../files/library-roots.js";
-import { fileLines } from "../files/lines.js";
-import { snippetOf } from "../files/snippet.js";
-import { plural } from "../files/text.js";
-import { uriPath } from "./diagnostics.js";
+import { within } from "../../files/library-roots.js";
+import { fileLines } from "../../files/lines.js";
+import { snippetOf } from "../../files/snippet.js";
+import { plural } from "../../files/text.js";
+import { uriPath } from "../diagnostics/diagnostics.js";
+import type { Place } from "../schema.js";
 import { plainMarkup } from "./markup.js";
-import type { Place } from "./schema.js";
 
 /** The snippet of a location whose file lies outside the workdir and the library roots. */
 export const NOT_SHOWN = "(outside the workdir: not shown)";

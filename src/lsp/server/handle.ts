@@ -1,7 +1,7 @@
 /** One language server of a run — a (server id, root) pair, across its restarts — and how `status` reports it. */
-import { ToolError } from "../errors.js";
-import { plural } from "../files/text.js";
-import { noRootReason, type ServerSpec } from "./catalog.js";
+import { ToolError } from "../../errors.js";
+import { plural } from "../../files/text.js";
+import { noRootReason, type ServerSpec } from "../catalog.js";
 import type { LspClient, ServerState } from "./client.js";
 
 export interface Handle {

@@ -6,12 +6,12 @@
 import { pathToFileURL } from "node:url";
 import { CancellationTokenSource, type MessageConnection, ResponseError } from "vscode-jsonrpc/node";
 import type { InitializeResult, ServerCapabilities } from "vscode-languageserver-protocol";
-import { ToolError } from "../errors.js";
-import { regularTextSync } from "../files/regular.js";
-import type { Resolved } from "../proc/binaries.js";
-import type { ProcessTracker, TrackedProcess } from "../proc/tracker.js";
-import { deadline } from "../signals.js";
-import type { ServerSpec } from "./catalog.js";
+import { ToolError } from "../../errors.js";
+import { regularTextSync } from "../../files/regular.js";
+import type { Resolved } from "../../proc/binaries.js";
+import type { ProcessTracker, TrackedProcess } from "../../proc/tracker.js";
+import { deadline } from "../../signals.js";
+import type { ServerSpec } from "../catalog.js";
 import { answerServerRequests, CLIENT_CAPABILITIES, type ServerEventSink } from "./client-requests.js";
 import type { OpenDocument, PushedDiagnostics } from "./documents.js";
 import { RequestTimeout, ServerRefusal } from "./request-errors.js";

@@ -1,7 +1,7 @@
 /** The lsp side of completeness (src/completeness.ts): servers still indexing, capped lists, partial indexes. */
-import { withCompleteness } from "../completeness.js";
-import type { LspClient } from "./client.js";
-import { RequestTimeout, ServerRefusal } from "./request-errors.js";
+import { withCompleteness } from "../../completeness.js";
+import type { LspClient } from "../server/client.js";
+import { RequestTimeout, ServerRefusal } from "../server/request-errors.js";
 
 export { withCompleteness };
 

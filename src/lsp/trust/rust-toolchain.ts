@@ -6,7 +6,7 @@
  * wrapper.
  */
 import { spawnSync } from "node:child_process";
-import { childEnvironment } from "../proc/environment.js";
+import { childEnvironment } from "../../proc/environment.js";
 
 let defaultToolchain: string | null | undefined;
 

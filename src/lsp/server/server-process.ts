@@ -12,11 +12,11 @@ import {
   type MessageWriter,
   StreamMessageReader,
 } from "vscode-jsonrpc/node";
-import type { Resolved } from "../proc/binaries.js";
-import { goBuildCache } from "../proc/build-cache.js";
-import { mapPaths, type Place } from "../proc/place.js";
-import type { ProcessTracker, TrackedProcess } from "../proc/tracker.js";
-import type { ServerSpec } from "./catalog.js";
+import type { Resolved } from "../../proc/binaries.js";
+import { goBuildCache } from "../../proc/build-cache.js";
+import { mapPaths, type Place } from "../../proc/place.js";
+import type { ProcessTracker, TrackedProcess } from "../../proc/tracker.js";
+import type { ServerSpec } from "../catalog.js";
 
 const HEADER_END = Buffer.from("\r\n\r\n");
 

@@ -1,12 +1,12 @@
 /** lsp_rename: the server's prepareRename and rename, the new name checked first, the edit applied all or nothing. */
 import type { WorkspaceEdit } from "vscode-languageserver-protocol";
-import { ToolError } from "../errors.js";
-import { plural } from "../files/text.js";
-import { shownPath } from "../files/visible.js";
+import { ToolError } from "../../errors.js";
+import { plural } from "../../files/text.js";
+import { shownPath } from "../../files/visible.js";
+import type { RenameAnswer } from "../schema.js";
+import { reportedBefore } from "../server/request-errors.js";
+import { fileUri, type LspBase, requireCapability, type Target } from "../target.js";
 import { checkNewName } from "./rename-check.js";
-import { reportedBefore } from "./request-errors.js";
-import type { RenameAnswer } from "./schema.js";
-import { fileUri, type LspBase, requireCapability, type Target } from "./target.js";
 import { applyWorkspaceEdit } from "./workspace-edit.js";
 
 /** prepareRename, rename, then the WorkspaceEdit applied all or nothing. */

@@ -5,9 +5,9 @@
  */
 import { fileURLToPath } from "node:url";
 import type { Diagnostic, DocumentDiagnosticReport } from "vscode-languageserver-protocol";
-import { shownPath } from "../files/visible.js";
-import type { LspClient } from "./client.js";
-import type { DiagnosticRow } from "./schema.js";
+import { shownPath } from "../../files/visible.js";
+import type { DiagnosticRow } from "../schema.js";
+import type { LspClient } from "../server/client.js";
 
 export type Freshness = "fresh" | "stale" | "not ready";
 

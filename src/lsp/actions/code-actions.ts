@@ -3,10 +3,10 @@
  * kinds that only open a page for a person left out and counted.
  */
 import type { CodeAction, Command } from "vscode-languageserver-protocol";
-import { plural } from "../files/text.js";
-import { diagnosticsOf } from "./diagnostics.js";
-import type { LspAnswer } from "./schema.js";
-import { fileUri, type LspBase, type Target } from "./target.js";
+import { plural } from "../../files/text.js";
+import { diagnosticsOf } from "../diagnostics/diagnostics.js";
+import type { LspAnswer } from "../schema.js";
+import { fileUri, type LspBase, type Target } from "../target.js";
 
 export async function codeActions(
   base: LspBase,
