@@ -4,8 +4,8 @@
  * the next token (`1if`, `1in`), `$` beside a word, a word beside a metavariable, a non-ASCII letter.
  */
 import { describe, expect, it } from "vitest";
-import { METAVAR } from "../src/ast/compile.js";
-import { holdsWord, literalWords } from "../src/ast/words.js";
+import { METAVAR } from "../src/ast/query/compile.js";
+import { holdsWord, literalWords } from "../src/ast/query/words.js";
 import { createRun } from "../src/index.js";
 import { astGrepCli, track, workdirWith } from "./helpers.js";
 

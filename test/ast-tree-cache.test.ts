@@ -1,7 +1,7 @@
 import { stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { TreeCache } from "../src/ast/tree-cache.js";
+import { TreeCache } from "../src/ast/processes/tree-cache.js";
 import { createRun } from "../src/index.js";
 import { call, textOf, track, workdirWith } from "./helpers.js";
 

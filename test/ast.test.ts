@@ -3,10 +3,10 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { grammarById } from "../grammars/index.js";
-import { compileQuery } from "../src/ast/query.js";
-import { StagedEdits, type StagedFile } from "../src/ast/staged-edits.js";
-import { runTask } from "../src/ast/task.js";
-import { TreeCache } from "../src/ast/tree-cache.js";
+import { runTask } from "../src/ast/processes/task.js";
+import { TreeCache } from "../src/ast/processes/tree-cache.js";
+import { compileQuery } from "../src/ast/query/query.js";
+import { StagedEdits, type StagedFile } from "../src/ast/rewrite/staged-edits.js";
 import { createRun } from "../src/index.js";
 import { astGrepCli, astRun, call, textOf, track, treeOf, workdirWith } from "./helpers.js";
 

@@ -103,7 +103,12 @@ async function runThrough(confine: "required" | "off"): Promise<Record<string, A
           description: "run the next cell of the notebook",
           ...(i === 0 ? { reset: true } : {}),
         })) as ToolResult;
-        const s = result.structuredContent as { status: string; images: number; error?: Answer["error"] };
+        // A refused call (no structured result) is a mismatch the report shows with its text, not a crash of the test.
+        const s = (result.structuredContent ?? { status: "refused", images: 0 }) as {
+          status: string;
+          images: number;
+          error?: Answer["error"];
+        };
         const text = textOf(result).replaceAll(workdir, "<workdir>").replaceAll(layer, "<layer>");
         got.push({ text, images: s.images, status: s.status, ...(s.error ? { error: s.error } : {}) });
       }

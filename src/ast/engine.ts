@@ -23,14 +23,14 @@ import { quotedValue } from "../files/visible.js";
 import { idleSecondsOf } from "../idle.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import { setupCommand } from "../setup/components.mjs";
-import { explain } from "./explain.js";
-import { SEARCH_PROCESSES, SearchPool } from "./pool.js";
-import { checkQueryArgs, compileQuery, type Query, type QueryArgs } from "./query.js";
-import { templateNames } from "./rewrite.js";
+import { SEARCH_PROCESSES, SearchPool } from "./processes/pool.js";
+import { explain } from "./query/explain.js";
+import { checkQueryArgs, compileQuery, type Query, type QueryArgs } from "./query/query.js";
+import { templateNames } from "./rewrite/rewrite.js";
+import { StagedEdits, type StagedFile } from "./rewrite/staged-edits.js";
+import { MAX_PREVIEW, MAX_REPLACEMENTS } from "./rewrite/staging.js";
 import { type FileRef, type SearchPlace, searchFiles } from "./search.js";
 import { rowsByFile } from "./snippet.js";
-import { StagedEdits, type StagedFile } from "./staged-edits.js";
-import { MAX_PREVIEW, MAX_REPLACEMENTS } from "./staging.js";
 import { sourceFiles, withinSizeLimit } from "./walk.js";
 
 export interface ScopeArgs extends QueryArgs {

@@ -3,8 +3,8 @@ import type { NapiConfig, SgNode } from "@ast-grep/napi";
 import { isBytes, readRegularSync } from "../files/regular.js";
 import { firstNonUtf8Line } from "../files/utf8.js";
 import { shownPath } from "../files/visible.js";
-import type { TreeCache } from "./tree-cache.js";
-import { holdsWord, type LiteralWord } from "./words.js";
+import type { TreeCache } from "./processes/tree-cache.js";
+import { holdsWord, type LiteralWord } from "./query/words.js";
 
 export interface AstMatch {
   readonly path: string;

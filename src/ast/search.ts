@@ -13,13 +13,13 @@ import { sizeText } from "../files/text.js";
 import { shownPath } from "../files/visible.js";
 import type { ProcessTracker } from "../proc/tracker.js";
 import type { FileRef, Matcher } from "./match.js";
-import type { SearchPool } from "./pool.js";
-import { failureOf, SearchStopped } from "./searcher.js";
-import { SOLO_BYTES, searchAlone } from "./solo.js";
-import type { FileOutcome, SearchJob } from "./task.js";
+import type { SearchPool } from "./processes/pool.js";
+import { failureOf, SearchStopped } from "./processes/searcher.js";
+import { SOLO_BYTES, searchAlone } from "./processes/solo.js";
+import type { FileOutcome, SearchJob } from "./processes/task.js";
 
 export type { AstMatch, FileMatches, FileRef } from "./match.js";
-export type { FileOutcome } from "./task.js";
+export type { FileOutcome } from "./processes/task.js";
 
 export type Ran = "search processes" | "search process of its own";
 

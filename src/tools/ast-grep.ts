@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { checkQueryArgs } from "../ast/query.js";
+import { checkQueryArgs } from "../ast/query/query.js";
 import { queryInput, scopeInput } from "../ast/schema.js";
 import { defineTool } from "../registry.js";
 

@@ -4,12 +4,12 @@
  * was matched — in a search process, so the host's thread only stores the result.
  */
 
-import { eolAt, shapeOf, sizeText } from "../files/text.js";
-import { notUtf8Message } from "../files/utf8.js";
-import { shownPath } from "../files/visible.js";
-import type { FileMatches } from "./match.js";
+import { eolAt, shapeOf, sizeText } from "../../files/text.js";
+import { notUtf8Message } from "../../files/utf8.js";
+import { shownPath } from "../../files/visible.js";
+import type { FileMatches } from "../match.js";
+import { snippet } from "../snippet.js";
 import { lineStarts, renderRewrite } from "./rewrite.js";
-import { snippet } from "./snippet.js";
 
 /** The most replacements one ast_edit stages: past it the edit is refused with the count. */
 export const MAX_REPLACEMENTS = 5000;

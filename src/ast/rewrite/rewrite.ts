@@ -4,8 +4,8 @@
  * (it matters for Python): template lines after the first get the match's own indentation, and a multi-line
  * capture is re-indented from where it was to where the template puts it.
  */
-import { withoutTrailingLineBreaks } from "../files/text.js";
-import type { AstMatch } from "./match.js";
+import { withoutTrailingLineBreaks } from "../../files/text.js";
+import type { AstMatch } from "../match.js";
 
 const TEMPLATE_VAR = /\$\$\$([A-Z_][A-Z0-9_]*)|\$([A-Z_][A-Z0-9_]*)/g;
 

@@ -1,8 +1,8 @@
 /** What ast_grep and ast_edit search for: a `pattern`, or a `rule` (with `constraints` and `utils`) — one of them. */
-import type { Grammar } from "../../grammars/index.js";
-import { ToolError } from "../errors.js";
+import type { Grammar } from "../../../grammars/index.js";
+import { ToolError } from "../../errors.js";
+import type { Matcher } from "../match.js";
 import { article, type CompiledPattern, compilePattern } from "./compile.js";
-import type { Matcher } from "./match.js";
 import { checkRuleShape, compileRule, type RuleArgs, type RuleObject } from "./rule.js";
 
 export interface QueryArgs extends RuleArgs {

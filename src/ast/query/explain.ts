@@ -4,8 +4,8 @@
  * the rule's `kind`s, that match. Nothing is searched.
  */
 import type { SgNode } from "@ast-grep/napi";
-import type { Grammar } from "../../grammars/index.js";
-import { ToolError } from "../errors.js";
+import type { Grammar } from "../../../grammars/index.js";
+import { ToolError } from "../../errors.js";
 import { article, climb } from "./compile.js";
 import type { QueryArgs } from "./query.js";
 

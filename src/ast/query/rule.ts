@@ -6,9 +6,9 @@
  * itself, so a rule that would match nothing for a typo is refused, never searched.
  */
 import { type NapiConfig, parse } from "@ast-grep/napi";
-import type { Grammar } from "../../grammars/index.js";
-import { ToolError } from "../errors.js";
-import { isPlain, quotedValue } from "../files/visible.js";
+import type { Grammar } from "../../../grammars/index.js";
+import { ToolError } from "../../errors.js";
+import { isPlain, quotedValue } from "../../files/visible.js";
 import { type CompiledPattern, compilePattern } from "./compile.js";
 import { type LiteralWord, mergedWords } from "./words.js";
 

@@ -7,8 +7,8 @@
  * that spans the pattern gives the selector. No rung → "unparseable", saying where.
  */
 import { parse, type SgNode } from "@ast-grep/napi";
-import { BODY_VAR, type Grammar, HOLE, type RungName } from "../../grammars/index.js";
-import { ToolError } from "../errors.js";
+import { BODY_VAR, type Grammar, HOLE, type RungName } from "../../../grammars/index.js";
+import { ToolError } from "../../errors.js";
 import { type LiteralWord, literalWords } from "./words.js";
 
 export interface CompiledPattern {

@@ -3,8 +3,8 @@
  * trees of) runs it: read, prefilter, parse or reuse, match — and, for ast_edit, stage the rewrite there too.
  */
 import type { NapiConfig } from "@ast-grep/napi";
-import { type FileMatches, type FileRef, type MatchSpec, matchFile } from "./match.js";
-import { MAX_REPLACEMENTS, type StagedText, stageFile } from "./staging.js";
+import { type FileMatches, type FileRef, type MatchSpec, matchFile } from "../match.js";
+import { MAX_REPLACEMENTS, type StagedText, stageFile } from "../rewrite/staging.js";
 import type { TreeCache } from "./tree-cache.js";
 
 /** What a search asks of every file, wherever the file is matched. */

@@ -6,8 +6,8 @@
  */
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { ProcessTracker, TrackedProcess } from "../proc/tracker.js";
-import type { FileRef } from "./match.js";
+import type { ProcessTracker, TrackedProcess } from "../../proc/tracker.js";
+import type { FileRef } from "../match.js";
 import type { SearchTask, SearchTaskResult } from "./task.js";
 
 interface Pending {

@@ -8,9 +8,9 @@
  * interrupted, and the next search starts them again.
  */
 import { availableParallelism } from "node:os";
-import { IdleCheck } from "../idle.js";
-import type { ProcessTracker } from "../proc/tracker.js";
-import type { FileRef } from "./match.js";
+import { IdleCheck } from "../../idle.js";
+import type { ProcessTracker } from "../../proc/tracker.js";
+import type { FileRef } from "../match.js";
 import { failureOf, Searcher, SearchStopped } from "./searcher.js";
 import type { FileOutcome, SearchJob, SearchTask } from "./task.js";
 

@@ -4,8 +4,8 @@
  * that a process keeping trees would hold until its heap is collected and the allocator hands back; a process that
  * exits gives back everything, at once.
  */
-import type { ProcessTracker } from "../proc/tracker.js";
-import type { FileRef } from "./match.js";
+import type { ProcessTracker } from "../../proc/tracker.js";
+import type { FileRef } from "../match.js";
 import { Searcher, SearchStopped } from "./searcher.js";
 import type { FileOutcome, SearchJob } from "./task.js";
 

@@ -2,12 +2,12 @@
  * The rewrites ast_edit staged, by edit_id, until resolve accepts (all files at once, or none) or discards them;
  * and what became of the ones resolved, so a second resolve says so.
  */
-import { ToolError } from "../errors.js";
-import { type ChangeSet, changedSince, commitChanges } from "../files/commit.js";
-import { confineHeld } from "../files/paths.js";
-import { plural, sizeText } from "../files/text.js";
-import { quotedValue, shownPath } from "../files/visible.js";
-import type { FileRef } from "./search.js";
+import { ToolError } from "../../errors.js";
+import { type ChangeSet, changedSince, commitChanges } from "../../files/commit.js";
+import { confineHeld } from "../../files/paths.js";
+import { plural, sizeText } from "../../files/text.js";
+import { quotedValue, shownPath } from "../../files/visible.js";
+import type { FileRef } from "../search.js";
 
 export interface StagedFile {
   readonly file: FileRef;

@@ -2,7 +2,7 @@
  * A search process (see searcher.ts): runs the tasks it is sent one after another, keeping the trees it parsed up
  * to the budget its command line gives, and exits when the run lets go of it.
  */
-import { ensureGrammars } from "../../grammars/index.js";
+import { ensureGrammars } from "../../../grammars/index.js";
 import { collectorFor } from "./collect.js";
 import { runTask, type SearchTask } from "./task.js";
 import { TreeCache } from "./tree-cache.js";
