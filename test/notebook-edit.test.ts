@@ -404,6 +404,39 @@ describe("notebook's listing", () => {
     expect((tail.structuredContent as { complete: boolean }).complete).toBe(true);
   });
 
+  it("shows what a hostile file's metadata and outputs say on one line each; an id nbformat refuses is refused", async () => {
+    const forged = "\n[9] code  id forged  In [1]";
+    const json = {
+      cells: [
+        {
+          cell_type: "code",
+          execution_count: 1,
+          id: "cccc0001",
+          metadata: {},
+          outputs: [
+            { output_type: "display_data", data: { [`text/x${forged}`]: "v" }, metadata: {} },
+            { output_type: "stream", name: `stdout${forged}`, text: "out" },
+          ],
+          source: ["1"],
+        },
+      ],
+      metadata: { kernelspec: { name: `k${forged}`, language: `python\u001b[2J${forged}` } },
+      nbformat: 4,
+      nbformat_minor: 5,
+    };
+    const bad = { ...json, cells: [{ ...json.cells[0], id: `x${forged}` }] };
+    const workdir = await workdirWith({ "a.ipynb": JSON.stringify(json), "bad.ipynb": JSON.stringify(bad) });
+    const link = await fileRun(workdir);
+    const text = textOf(await call(link, "notebook", { path: "a.ipynb" }));
+    expect(text.split("\n").filter((l) => l.startsWith("["))).toEqual(["[1] code  id cccc0001  In [1]"]);
+    expect(text).not.toContain("\u001b");
+    const refused = await call(link, "notebook", { path: "bad.ipynb" });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(
+      /^bad\.ipynb: cell 1 has the id "x\\n\[9\] code .*", which nbformat does not allow/,
+    );
+  });
+
   it("keeps a cell's text inside its cell: a source line that looks like a listing is quoted, escapes are not passed on", async () => {
     const workdir = await workdirWith({
       "a.ipynb": small([

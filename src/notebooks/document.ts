@@ -87,7 +87,14 @@ export class NotebookDocument {
       const kind = (cell as { cell_type?: unknown })?.cell_type;
       if (kind !== "code" && kind !== "markdown" && kind !== "raw")
         throw new ToolError(
-          `${shown}: cell ${i + 1} has cell_type ${JSON.stringify(kind)}; nbformat 4 has code, markdown and raw.`,
+          `${shown}: cell ${i + 1} has cell_type ${JSON.stringify(kind)?.slice(0, 80)}; nbformat 4 has code, markdown and raw.`,
+        );
+      // Ids are printed in every answer: one that is not nbformat's (a newline in it could pass for another cell's
+      // row) is refused, as Jupyter's own validator refuses it.
+      const id = (cell as { id?: unknown }).id;
+      if (id !== undefined && (typeof id !== "string" || !/^[a-zA-Z0-9_-]{1,64}$/.test(id)))
+        throw new ToolError(
+          `${shown}: cell ${i + 1} has the id ${JSON.stringify(id)?.slice(0, 80)}, which nbformat does not allow (1-64 letters, digits, - and _); Jupyter refuses the file too. Fix the id in the file (write or edit), then call again.`,
         );
     });
     this.json = json;
@@ -99,7 +106,7 @@ export class NotebookDocument {
   /** The kernel language the notebook is for: its kernelspec's, else its language_info's; Python when neither. */
   get language(): string {
     const meta = this.json.metadata ?? {};
-    return (meta.kernelspec?.language ?? meta.language_info?.name ?? "python").toLowerCase();
+    return String(meta.kernelspec?.language ?? meta.language_info?.name ?? "python").toLowerCase();
   }
 
   /** Whether its cells carry ids (nbformat 4.5 and later require them). */

@@ -5,6 +5,7 @@
  */
 import path from "node:path";
 import { ToolError } from "../errors.js";
+import { visibleLine } from "../files/visible.js";
 import { evalAnswer } from "../kernels/answers.js";
 import type { CellOutcome } from "../kernels/cell.js";
 import type { Bridge, KernelPool } from "../kernels/pool.js";
@@ -31,9 +32,12 @@ export function kernelLanguageOf(open: OpenNotebook): KernelLanguage {
   if (language === "python" || language.startsWith("python")) return "python";
   if (language === "javascript" || language === "typescript") return "javascript";
   const spec = open.doc.json.metadata?.kernelspec;
-  const named = spec?.language ?? open.doc.json.metadata?.language_info?.name ?? language;
+  const named = visibleLine(
+    String(spec?.language ?? open.doc.json.metadata?.language_info?.name ?? language),
+  );
+  const kernel = spec?.name !== undefined ? ` (kernel ${visibleLine(String(spec.name))})` : "";
   throw new ToolError(
-    `${open.target.shown} is a notebook in ${named}${spec?.name ? ` (kernel ${spec.name})` : ""}; notebook_run runs Python, JavaScript and TypeScript notebooks in the run's kernels. Read and edit it with notebook and notebook_edit.`,
+    `${open.target.shown} is a notebook in ${named}${kernel}; notebook_run runs Python, JavaScript and TypeScript notebooks in the run's kernels. Read and edit it with notebook and notebook_edit.`,
   );
 }
 

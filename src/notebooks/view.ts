@@ -3,7 +3,7 @@
  * when asked for) and a digest of its outputs. Read only: nothing of the notebook runs.
  */
 import { plural, sizeText, splitLines } from "../files/text.js";
-import { shownPath, visibleText, withoutTerminalEscapes } from "../files/visible.js";
+import { shownPath, visibleLine, visibleText, withoutTerminalEscapes } from "../files/visible.js";
 import { type CellView, joined, type NotebookDocument, type NotebookOutput, sourceText } from "./document.js";
 import type { CellSummary, NotebookView, OutputSummary } from "./schema.js";
 
@@ -30,9 +30,11 @@ export function viewNotebook(
   const counts = new Map<string, number>();
   for (const { cell } of doc.cells) counts.set(cell.cell_type, (counts.get(cell.cell_type) ?? 0) + 1);
   const kinds = [...counts].map(([kind, n]) => `${n} ${kind}`).join(", ");
-  const kernel = doc.json.metadata?.kernelspec?.name;
+  const named = doc.json.metadata?.kernelspec?.name;
+  // What the file's metadata says is shown on one line, whatever it holds.
+  const kernel = named !== undefined ? visibleLine(String(named)) : undefined;
   const lines = [
-    `${shownPath(rel)}: ${doc.language} notebook${kernel ? ` (kernel ${kernel})` : ""}, nbformat ${doc.json.nbformat}.${doc.json.nbformat_minor}, ${doc.cells.length} cell${doc.cells.length === 1 ? "" : "s"}${kinds ? ` (${kinds})` : ""}`,
+    `${shownPath(rel)}: ${visibleLine(doc.language)} notebook${kernel ? ` (kernel ${kernel})` : ""}, nbformat ${doc.json.nbformat}.${doc.json.nbformat_minor}, ${doc.cells.length} cell${doc.cells.length === 1 ? "" : "s"}${kinds ? ` (${kinds})` : ""}`,
   ];
   const summaries: CellSummary[] = [];
   let used = lines[0]?.length ?? 0;
@@ -106,7 +108,7 @@ function outputLines(s: OutputSummary): string[] {
       ? (s.name ?? "stream")
       : s.type === "error"
         ? "error"
-        : `${s.type === "execute_result" ? "result" : "display"}${s.mimes?.length ? ` [${s.mimes.join(", ")}]` : ""}`;
+        : `${s.type === "execute_result" ? "result" : "display"}${s.mimes?.length ? ` [${s.mimes.map(visibleLine).join(", ")}]` : ""}`;
   const [first = "", ...rest] = splitLines(s.text);
   return [`  → ${label}: ${first}`, ...rest.map((line) => `    ${line}`)];
 }
@@ -125,7 +127,11 @@ function summarize(output: NotebookOutput, whole: boolean): OutputSummary {
       : clean.replace(/\n$/, "");
   };
   if (output.output_type === "stream")
-    return { type: "stream", name: output.name ?? "stdout", text: shorten(joined(output.text)) };
+    return {
+      type: "stream",
+      name: visibleLine(String(output.name ?? "stdout")),
+      text: shorten(joined(output.text)),
+    };
   if (output.output_type === "error")
     return {
       type: "error",
