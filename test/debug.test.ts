@@ -897,12 +897,33 @@ describe("debug attach to delve and lldb-server, and what it refuses", () => {
     const nothing = textOf(await call(client, "debug", { operation: "attach", port }));
     expect(nothing).toMatch(new RegExp(`^Nothing listens on 127\\.0\\.0\\.1:${port}\\. attach joins`));
     expect(nothing).toContain("dlv exec ./prog --headless --listen=127.0.0.1:PORT --accept-multiclient");
-    const plain = net.createServer().listen(port, "127.0.0.1");
+    const held = spawn(
+      "python3",
+      [
+        "-c",
+        `import socket, time\ns = socket.socket()\ns.bind(("127.0.0.1", ${port}))\ns.listen()\ntime.sleep(60)`,
+      ],
+      { stdio: "ignore" },
+    );
+    try {
+      await listening(port);
+      expect(textOf(await call(client, "debug", { operation: "attach", port }))).toMatch(
+        new RegExp(
+          `^127\\.0\\.0\\.1:${port} is held by \`[^\`]*python3[^\`]*\` \\(pid ${held.pid}\\), which is not a debug server runbound knows\\. attach joins`,
+        ),
+      );
+    } finally {
+      const gone = new Promise((r) => held.once("exit", r));
+      held.kill("SIGKILL");
+      await gone;
+    }
+    // A Node program is asked whether it is an inspector (this one reads and never answers): the connection is ended.
+    const plain = net.createServer((socket) => socket.resume()).listen(port, "127.0.0.1");
     await new Promise((r) => plain.once("listening", r));
     try {
       expect(textOf(await call(client, "debug", { operation: "attach", port }))).toMatch(
         new RegExp(
-          `^127\\.0\\.0\\.1:${port} is held by \`[^\`]*node[^\`]*\` \\(pid ${process.pid}\\), which is not a debug server runbound knows\\. attach joins`,
+          `^127\\.0\\.0\\.1:${port} is held by \`[^\`]*node[^\`]*\` \\(pid ${process.pid}\\), a Node program, but not its inspector`,
         ),
       );
     } finally {

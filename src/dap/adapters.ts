@@ -310,6 +310,13 @@ export type AttachTarget =
   | { readonly kind: "debugpy" | "delve"; readonly host: string; readonly port: number }
   | { readonly kind: "gdb-remote"; readonly host: string; readonly port: number; readonly program?: string }
   | {
+      readonly kind: "node";
+      readonly host: string;
+      readonly port: number;
+      /** runbound opened the inspector (SIGUSR1): the adapter closes it when the session ends. */
+      readonly closeInspector: boolean;
+    }
+  | {
       readonly kind: "pid";
       readonly adapter: Exclude<BuiltInAdapter, "dart" | "node">;
       readonly pid: number;
@@ -333,6 +340,16 @@ export function attachRequest(target: AttachTarget): {
     }[target.adapter];
     return { remote: undefined, args: { request: "attach", ...args } };
   }
+  if (target.kind === "node")
+    return {
+      remote: undefined,
+      args: {
+        request: "attach",
+        host: target.host,
+        port: target.port,
+        closeInspector: target.closeInspector,
+      },
+    };
   if (target.kind === "gdb-remote")
     return {
       remote: undefined,

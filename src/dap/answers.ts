@@ -6,7 +6,7 @@
 import { withCompleteness as completeness } from "../completeness.js";
 import { ToolError } from "../errors.js";
 import { plural } from "../files/text.js";
-import { shownPath } from "../files/visible.js";
+import { shownPath, visibleLine } from "../files/visible.js";
 import { filtersOf, type LineBreakpoint } from "./breakpoints.js";
 import type { DebugAnswer, DebugArgs, DebugOperation } from "./schema.js";
 import type { DebugSession, StopReport } from "./session.js";
@@ -306,7 +306,10 @@ export const OPERATIONS: Record<DebugOperation, Operation> = {
     return {
       text:
         frames
-          .map((f) => `  #${f.id} ${f.name}${f.path ? ` (${shownPath(f.path)}:${f.line})` : ""}`)
+          .map(
+            (f) =>
+              `  #${f.id} ${f.name}${f.path ? ` (${shownPath(f.path)}:${f.line})` : f.origin ? ` (${visibleLine(f.origin.slice(0, 200))}:${f.line})` : ""}`,
+          )
           .join("\n") || "No frames: the adapter listed none for this thread.",
       structured: { operation: "stack", frames },
     };

@@ -15,7 +15,7 @@ export interface TracedProcess {
   readonly argv: readonly string[];
   readonly exe: string;
   readonly cwd: string;
-  readonly adapter: Exclude<BuiltInAdapter, "dart" | "node">;
+  readonly adapter: Exclude<BuiltInAdapter, "dart">;
 }
 
 /** What a Go binary carries in its build-info section (the first bytes of it), to tell it from other native code. */
@@ -52,9 +52,11 @@ export function traceable(pid: number, workdir: string): TracedProcess {
     throw new ToolError(
       `${shown} runs in ${cwd}, outside the workdir; attach joins only programs started in the workdir (a debugger reads all of a process's memory).`,
     );
-  const problem = ptraceProblem();
+  const adapter = adapterFor(exe);
+  // Node opens its inspector on a signal: nothing traces it.
+  const problem = adapter === "node" ? undefined : ptraceProblem();
   if (problem) throw new ToolError(`Cannot attach to ${shown}: ${problem}`);
-  return { pid, argv, exe, cwd, adapter: adapterFor(exe) };
+  return { pid, argv, exe, cwd, adapter };
 }
 
 /** A process and its ancestors, up to init (as far as /proc shows them). */
@@ -94,7 +96,13 @@ export function commandOf(pid: number): string {
 
 function adapterFor(exe: string): TracedProcess["adapter"] {
   if (/^python[\d.]*$/.test(path.basename(exe))) return "debugpy";
+  if (isNodeExecutable(exe)) return "node";
   return isGoBinary(exe) ? "delve" : "lldb";
+}
+
+/** node, nodejs, or a versioned node (node22): Node's inspector, not ptrace, is how it is joined. */
+export function isNodeExecutable(exe: string): boolean {
+  return /^node(js)?\d*$/.test(path.basename(exe));
 }
 
 function isGoBinary(exe: string): boolean {

@@ -11,11 +11,12 @@ import { onPath, setupCommand } from "../setup/components.mjs";
 import { ADAPTERS, type AdapterSpec, type AttachTarget, type ResolvedAdapter } from "./adapters.js";
 import { traceable } from "./attach-pid.js";
 import { classify, type DebugServer, holderOf, type Listener, whoListens } from "./listeners.js";
+import { inspectorOf, isNodeInspector } from "./node/open-inspector.js";
 import type { DebugSession } from "./session.js";
 
 /** What `attach` can join, said whenever it cannot. */
 const ATTACH_HOWTO =
-  "attach joins a program already running under a debug server on that port: Python `python -m debugpy --listen 127.0.0.1:PORT [--wait-for-client] app.py`; Go `dlv exec ./prog --headless --listen=127.0.0.1:PORT --accept-multiclient` (or `dlv debug`); C/C++/Rust `lldb-server gdbserver 127.0.0.1:PORT ./prog`. To start a program yourself, use launch.";
+  "attach joins a program already running under a debug server on that port: Python `python -m debugpy --listen 127.0.0.1:PORT [--wait-for-client] app.py`; Go `dlv exec ./prog --headless --listen=127.0.0.1:PORT --accept-multiclient` (or `dlv debug`); C/C++/Rust `lldb-server gdbserver 127.0.0.1:PORT ./prog`; JavaScript/TypeScript `node --inspect=127.0.0.1:PORT app.js` (or attach a running Node program by pid). To start a program yourself, use launch.";
 
 export interface AttachPlan {
   readonly spec: AdapterSpec;
@@ -47,8 +48,14 @@ export async function portTarget(
     const server = classify(inSandbox.listener);
     if (!server) throw new ToolError(`${heldBy(address, inSandbox.listener)}. ${ATTACH_HOWTO}`);
     const endpoint = await endpointFor(inSandbox.relay, port);
-    const plan = planFor(server, { address, host: "127.0.0.1", port: endpoint.port }, workdir, home);
-    return { ...plan, outside: false, release: endpoint.close };
+    const at = { address, host: "127.0.0.1", port: endpoint.port };
+    try {
+      await refuseUnlessInspector(server, at);
+    } catch (error) {
+      endpoint.close();
+      throw error;
+    }
+    return { ...planFor(server, at, workdir, home), outside: false, release: endpoint.close };
   }
   const listener = whoListens(port);
   // Without /proc (not Linux) the server cannot be identified: debugpy, the one that needs nothing local.
@@ -60,7 +67,20 @@ export async function portTarget(
     throw new ToolError(
       `${listener ? heldBy(address, listener) : `Nothing listens on ${address}`}. ${ATTACH_HOWTO}`,
     );
-  return { ...planFor(server, { address, host: "127.0.0.1", port }, workdir, home), outside: true };
+  const at = { address, host: "127.0.0.1", port };
+  await refuseUnlessInspector(server, at);
+  return { ...planFor(server, at, workdir, home), outside: true };
+}
+
+/** A Node program on the port may be a web server: only its inspector is joined. */
+async function refuseUnlessInspector(
+  server: DebugServer,
+  at: { address: string; host: string; port: number },
+): Promise<void> {
+  if (server.kind !== "node" || (await isNodeInspector(at.host, at.port))) return;
+  throw new ToolError(
+    `${at.address} is held by \`${server.listener.argv.join(" ").slice(0, 200)}\` (pid ${server.listener.pid}), a Node program, but not its inspector (no /json/version there). ${ATTACH_HOWTO}`,
+  );
 }
 
 function heldBy(address: string, listener: Listener): string {
@@ -90,6 +110,8 @@ function planFor(
   home: string,
 ): Omit<AttachPlan, "outside"> {
   const held = server.listener.pid ? ` (pid ${server.listener.pid})` : "";
+  if (server.kind === "node")
+    return nodePlan(at, `the program's own inspector${held}`, workdir, home, false, at.address);
   if (server.kind === "lldb-server") {
     const spec = ADAPTERS.find((a) => a.id === "lldb")!;
     const resolved = spec.resolve(workdir, workdir, home, { project: false });
@@ -120,11 +142,37 @@ function planFor(
   };
 }
 
-export function pidTarget(pid: number, workdir: string, home: string): AttachPlan {
+/** runbound's Node adapter, on the host, joining the inspector at `at` (its own, or one runbound opened). */
+function nodePlan(
+  at: { address: string; host: string; port: number },
+  detail: string,
+  workdir: string,
+  home: string,
+  closeInspector: boolean,
+  label: string,
+): Omit<AttachPlan, "outside"> {
+  const spec = ADAPTERS.find((a) => a.id === "node")!;
+  const resolved = spec.resolve(workdir, workdir, home, { project: false }) as ResolvedAdapter;
+  return {
+    spec,
+    // It only speaks to the inspector: the program's code runs where the program runs.
+    adapter: {
+      ...resolved,
+      onHost: true,
+      detail: `runbound's adapter on Node ${process.version} at ${process.execPath}, joined to ${detail}`,
+    },
+    target: { kind: "node", host: at.host, port: at.port, closeInspector },
+    label,
+    program: label,
+  };
+}
+
+export async function pidTarget(pid: number, workdir: string, home: string): Promise<AttachPlan> {
   const traced = traceable(pid, realpathSync(workdir));
+  const label = `\`${traced.argv.join(" ").slice(0, 120)}\` (pid ${pid})`;
+  if (traced.adapter === "node") return nodePidTarget(pid, label, workdir, home);
   const spec = ADAPTERS.find((a) => a.id === traced.adapter)!;
   const resolved = spec.resolve(traced.cwd, workdir, home, { project: false });
-  const label = `\`${traced.argv.join(" ").slice(0, 120)}\` (pid ${pid})`;
   if ("missing" in resolved)
     throw new ToolError(`${spec.name} cannot attach to ${label}: ${resolved.missing}. Fix: ${spec.install}.`);
   if (spec.id === "debugpy" && !onPath("gdb"))
@@ -138,6 +186,26 @@ export function pidTarget(pid: number, workdir: string, home: string): AttachPla
     target: { kind: "pid", adapter: traced.adapter, pid },
     label,
     program: traced.exe,
+    outside: true,
+  };
+}
+
+/** A Node program by pid: its inspector, opened with SIGUSR1 when it was not (and closed again when runbound leaves). */
+async function nodePidTarget(pid: number, label: string, workdir: string, home: string): Promise<AttachPlan> {
+  const found = await inspectorOf(pid);
+  if (!found) {
+    const holder = whoListens(9229);
+    throw new ToolError(
+      `${label} opened no inspector within 5 s of SIGUSR1${holder ? `: 127.0.0.1:9229, where Node opens it, is held by \`${holder.argv.join(" ").slice(0, 120)}\` (pid ${holder.pid})` : ""}. Start the program with \`node --inspect=127.0.0.1:PORT app.js\` and attach by port, or launch it.`,
+    );
+  }
+  const address = `127.0.0.1:${found.port}`;
+  const how = found.opened
+    ? `its inspector, opened by runbound at ${address}`
+    : `its inspector at ${address}`;
+  return {
+    ...nodePlan({ address, host: "127.0.0.1", port: found.port }, how, workdir, home, found.opened, label),
+    program: label,
     outside: true,
   };
 }

@@ -1,12 +1,15 @@
 /**
  * What listens on a loopback port, and so which debug server `attach` is talking to: debugpy (a program started
- * with `python -m debugpy --listen`), delve (`dlv … --headless --listen`) or lldb-server (`lldb-server gdbserver`).
+ * with `python -m debugpy --listen`), delve (`dlv … --headless --listen`), lldb-server (`lldb-server gdbserver`) or
+ * Node (its inspector: `node --inspect`; a Node program may as well be listening as a web server, which attach.ts
+ * tells apart by asking).
  * Read from Linux /proc (the listening socket's inode, the process holding it, its command line); the protocol
  * differs per server (DAP to debugpy and delve directly; gdb-remote through runbound's lldb adapter for
  * lldb-server), so guessing is not an option.
  */
 import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
+import { isNodeExecutable } from "./attach-pid.js";
 
 export interface Listener {
   readonly pid: number;
@@ -17,6 +20,7 @@ export interface Listener {
 export type DebugServer =
   | { readonly kind: "debugpy"; readonly listener: Listener }
   | { readonly kind: "delve"; readonly listener: Listener }
+  | { readonly kind: "node"; readonly listener: Listener }
   | { readonly kind: "lldb-server"; readonly listener: Listener; readonly program: string | undefined };
 
 /** undefined: nothing listens there; null: this system has no /proc to ask. */
@@ -83,7 +87,17 @@ export function classify(listener: Listener): DebugServer | undefined {
     return { kind: "delve", listener };
   if (/^lldb-server/.test(name) && /^(gdbserver|g)$/.test(args[0] ?? ""))
     return { kind: "lldb-server", listener, program: gdbserverProgram(listener, args.slice(1)) };
+  if (isNodeExecutable(command) || isNodeExecutable(executableOf(listener.pid)))
+    return { kind: "node", listener };
   return undefined;
+}
+
+function executableOf(pid: number): string {
+  try {
+    return readlinkSync(`/proc/${pid}/exe`);
+  } catch {
+    return "";
+  }
 }
 
 /** `lldb-server gdbserver [options] HOST:PORT [--attach PID | program args…]` → the program's absolute path. */

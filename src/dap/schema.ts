@@ -31,6 +31,12 @@ const frame = z.object({
   path: z.string().optional(),
   line: z.number().int().optional(),
   column: z.number().int().optional(),
+  origin: z
+    .string()
+    .optional()
+    .describe(
+      "Where a frame without a file runs, as the adapter names it (node:internal/…): not a path to read.",
+    ),
 });
 const variable = z.object({
   name: z.string(),
@@ -108,7 +114,7 @@ export const debugInput = {
     .max(65535)
     .optional()
     .describe(
-      "attach: the loopback port of the program's debug server (`python -m debugpy --listen`, `dlv … --headless --listen`, `lldb-server gdbserver`).",
+      "attach: the loopback port of the program's debug server (`python -m debugpy --listen`, `dlv … --headless --listen`, `lldb-server gdbserver`, `node --inspect`).",
     ),
   pid: z
     .number()
@@ -116,7 +122,7 @@ export const debugInput = {
     .min(1)
     .optional()
     .describe(
-      "attach: instead of port, the process id of a program running in the workdir (Python, Go, native).",
+      "attach: instead of port, the process id of a program running in the workdir (Python, Go, native; Node, whose inspector runbound opens with SIGUSR1 and closes when it leaves).",
     ),
   thread_id: z
     .number()

@@ -56,6 +56,9 @@ export class StopInspector {
       id: f.id,
       name: f.name,
       ...(f.source?.path ? { path: this.rel(f.source.path) } : {}),
+      // A runtime's own module (Node's node:internal/…) is named, never read; code an adapter serves by reference
+      // (lldb's disassembly) is not a place.
+      ...(!f.source?.path && !f.source?.sourceReference && f.source?.name ? { origin: f.source.name } : {}),
       ...(f.line ? { line: f.line } : {}),
       ...(f.line && f.column ? { column: f.column } : {}),
     };

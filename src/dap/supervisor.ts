@@ -324,7 +324,7 @@ export class DebugSupervisor {
         `attach by pid is refused on this run: it was created with confine: "required", and a debugger joining pid ${pid} runs on the host, outside the sandbox, where it can make that program run any code as the harness's user. Start the program under a debug server inside the run (eval or a worker: \`python -m debugpy --listen 127.0.0.1:PORT app.py\`) and attach by port, or launch it.`,
       );
     await this.#refuseIfRunning();
-    return this.#attachTo(pidTarget(pid, this.#workdir, this.#home));
+    return this.#attachTo(await pidTarget(pid, this.#workdir, this.#home));
   }
 
   async #attachTo(to: AttachPlan): Promise<Begun> {
@@ -404,8 +404,11 @@ export class DebugSupervisor {
     const session = this.session("terminate");
     const what = this.describe(session);
     if (session.attached) {
+      const ended = session.state === "exited";
       await this.#close(`The debug session (${what}) was detached`);
-      return `Detached from ${what}; the program keeps running (runbound did not start it).`;
+      return ended
+        ? `Ended the session of ${what}: the program had ended by itself.`
+        : `Detached from ${what}; the program keeps running (runbound did not start it).`;
     }
     await this.#close(`The debug session (${what}) was terminated`);
     return `Terminated ${what}; the program and the adapter are gone.`;

@@ -17,7 +17,7 @@ export const debugTool = defineTool({
   description: [
     "Debug a program with a real debugger (debugpy for Python, delve for Go, lldb for C/C++/Rust binaries, Node's inspector for JavaScript and TypeScript).",
     "One session per conversation (30-minute TTL); a second launch is refused while one runs.",
-    "Set `breakpoints` (file + lines; [] clears; or file + breakpoints with condition / hit_condition / log_message; or function_breakpoints; or exception_breakpoints, the filters status lists) before or after `launch` (program + args) or `attach` (port of a program already under a debug server: debugpy --listen, dlv --headless, lldb-server gdbserver, started in this run (a cell, a worker) or on the host; or pid of a program running in the workdir). continue and step_over /",
+    "Set `breakpoints` (file + lines; [] clears; or file + breakpoints with condition / hit_condition / log_message; or function_breakpoints; or exception_breakpoints, the filters status lists) before or after `launch` (program + args) or `attach` (port of a program already under a debug server: debugpy --listen, dlv --headless, lldb-server gdbserver, node --inspect, started in this run (a cell, a worker) or on the host; or pid of a program running in the workdir). continue and step_over /",
     "step_in / step_out answer in one call with where it stopped, the source line, the top frames and the locals;",
     "an uncaught exception, a panic or a crash stops the program where it failed, with what was raised.",
     "run_to_line (file, line) continues to a line without leaving a breakpoint; snapshot (file, line, expressions?, max_hits?, condition?) runs through a line recording each hit's values and frames in one call (up to 50 hits).",

@@ -19,9 +19,9 @@ import type CDP from "chrome-remote-interface";
 import type { Protocol } from "devtools-protocol";
 import { NodeBreakpoints } from "./breakpoints.js";
 import { PausedState } from "./frames.js";
-import { startInspected } from "./inspector.js";
-import { Scripts } from "./scripts.js";
-import { typeOf, valueText } from "./values.js";
+import { NodeInspection, THREAD } from "./inspection.js";
+import { joinInspector, startInspected } from "./inspector.js";
+import { valueText } from "./values.js";
 
 /** What runbound's catalog sends to launch a program. */
 export interface NodeLaunchArguments extends DebugProtocol.LaunchRequestArguments {
@@ -36,15 +36,27 @@ export interface NodeLaunchArguments extends DebugProtocol.LaunchRequestArgument
   readonly refused?: string;
 }
 
-const THREAD = 1;
-const INSPECTOR_MS = 30_000;
+/** What runbound's catalog sends to join a program whose inspector is open (`node --inspect`, or SIGUSR1). */
+export interface NodeAttachArguments extends DebugProtocol.AttachRequestArguments {
+  readonly host: string;
+  readonly port: number;
+  /** runbound opened the inspector (SIGUSR1 to a pid): it is closed again on leaving, so nothing else joins it. */
+  readonly closeInspector?: boolean;
+}
 
-class NodeDebugSession extends DebugSession {
-  readonly #scripts = new Scripts();
-  #cdp: CDP.Client | undefined;
+const INSPECTOR_MS = 30_000;
+/**
+ * Node's own modules, skipped as VS Code's JavaScript debugger skips `<node_internals>` by default (and debugpy
+ * attaches with justMyCode). V8 skips only those compiled after the inspector joined: the loader and the rest of what
+ * Node compiled at startup have no context V8 can match, so a step that lands there is stepped out of (#onPaused).
+ */
+const NODE_INTERNALS = ["^node:", "^internal[\\\\/]"];
+const INTERNAL_URL = /^(node:|internal[\\/])/;
+/** How many frames of Node's own a step leaves before it stops there anyway (a stack of internals only). */
+const MAX_SKIPPED = 64;
+
+class NodeDebugSession extends NodeInspection {
   #child: ChildProcess | undefined;
-  #breakpoints: NodeBreakpoints | undefined;
-  #paused: PausedState | undefined;
   /** Why the next stop comes, when runbound asked for it (a step, a pause). */
   #expecting: "step" | "pause" | undefined;
   #entryPaused = false;
@@ -54,7 +66,10 @@ class NodeDebugSession extends DebugSession {
   #configured = false;
   #stopOnEntry = false;
   #mainContext: number | undefined;
-  #ended = false;
+  /** Steps out of Node's own frames taken for the current step. */
+  #skipped = 0;
+  /** Joined with attach: the program is not runbound's to end, and it leaves when runbound leaves. */
+  #attached: NodeAttachArguments | undefined;
 
   protected override initializeRequest(response: DebugProtocol.InitializeResponse): void {
     response.body = {
@@ -93,7 +108,7 @@ class NodeDebugSession extends DebugSession {
         output: (category, text) => this.sendEvent(new OutputEvent(text, category)),
       });
       this.#child = child;
-      this.#cdp = cdp;
+      this.cdp = cdp;
       child.once("exit", (code, signal) => this.#exited(code ?? (signal ? 128 : 0)));
       cdp.on("disconnect", () => child.kill("SIGKILL"));
       const entry = new Promise<void>((resolve) => {
@@ -110,16 +125,40 @@ class NodeDebugSession extends DebugSession {
     }
   }
 
+  protected override async attachRequest(
+    response: DebugProtocol.AttachResponse,
+    args: NodeAttachArguments,
+  ): Promise<void> {
+    try {
+      const cdp = await joinInspector(args.host, args.port, INSPECTOR_MS);
+      this.#attached = args;
+      this.cdp = cdp;
+      // runbound does not hold the program's stdout: what it logs comes through the inspector.
+      cdp.on("Runtime.consoleAPICalled", (event: Protocol.Runtime.ConsoleAPICalledEvent) => {
+        const text = event.args.map((a) => (a.type === "string" ? String(a.value) : valueText(a))).join(" ");
+        this.say(`${text}\n`, event.type === "error" || event.type === "warning" ? "stderr" : "stdout");
+      });
+      cdp.on("disconnect", () => {
+        if (!this.ended) this.#left();
+      });
+      await this.#listen(cdp);
+      this.sendResponse(response);
+      this.sendEvent(new InitializedEvent());
+    } catch (error) {
+      this.sendErrorResponse(response, 1, (error as Error).message);
+    }
+  }
+
   async #listen(cdp: CDP.Client): Promise<void> {
-    this.#breakpoints = new NodeBreakpoints(cdp, this.#scripts, (b) =>
+    this.breakpoints = new NodeBreakpoints(cdp, this.scripts, (b) =>
       this.sendEvent(new BreakpointEvent("changed", b as DebugProtocol.Breakpoint)),
     );
-    cdp.on("Debugger.scriptParsed", (event: Protocol.Debugger.ScriptParsedEvent) => this.#scripts.add(event));
+    cdp.on("Debugger.scriptParsed", (event: Protocol.Debugger.ScriptParsedEvent) => this.scripts.add(event));
     cdp.on("Debugger.breakpointResolved", (event: Protocol.Debugger.BreakpointResolvedEvent) =>
-      this.#breakpoints?.resolved(event),
+      this.breakpoints?.resolved(event),
     );
     cdp.on("Debugger.paused", (event: Protocol.Debugger.PausedEvent) => {
-      this.#onPaused(event).catch((error: Error) => this.#say(`runbound's Node adapter: ${error.message}\n`));
+      this.#onPaused(event).catch((error: Error) => this.say(`runbound's Node adapter: ${error.message}\n`));
     });
     cdp.on("Runtime.executionContextCreated", (event: Protocol.Runtime.ExecutionContextCreatedEvent) => {
       if ((event.context.auxData as { isDefault?: boolean } | undefined)?.isDefault)
@@ -127,10 +166,15 @@ class NodeDebugSession extends DebugSession {
     });
     // The program is done: Node waits for its debugger to leave before it exits; leave.
     cdp.on("Runtime.executionContextDestroyed", (event: Protocol.Runtime.ExecutionContextDestroyedEvent) => {
-      if (event.executionContextId === this.#mainContext) cdp.close().catch(() => undefined);
+      if (event.executionContextId !== this.#mainContext) return;
+      cdp.close().catch(() => undefined);
+      // A program runbound started says its exit code as its process ends; an attached one ends here (closing the
+      // connection from this side is not reported as its loss).
+      if (this.#attached && !this.ended) this.#left();
     });
     await cdp.Runtime.enable();
     await cdp.Debugger.enable({});
+    await cdp.Debugger.setBlackboxPatterns({ patterns: NODE_INTERNALS });
     await cdp.Debugger.setInstrumentationBreakpoint({
       instrumentation: "beforeScriptWithSourceMapExecution",
     });
@@ -138,10 +182,10 @@ class NodeDebugSession extends DebugSession {
   }
 
   async #onPaused(event: Protocol.Debugger.PausedEvent): Promise<void> {
-    const cdp = this.#cdp!;
+    const cdp = this.cdp!;
     if (event.reason === "instrumentation") {
-      const script = this.#scripts.get((event.data as { scriptId: string }).scriptId);
-      if (script) await this.#breakpoints!.scriptLoaded(script);
+      const script = this.scripts.get((event.data as { scriptId: string }).scriptId);
+      if (script) await this.breakpoints!.scriptLoaded(script);
       await cdp.Debugger.resume({});
       return;
     }
@@ -152,14 +196,21 @@ class NodeDebugSession extends DebugSession {
       if (this.#configured) await this.#leaveEntry();
       return;
     }
-    const hits = this.#breakpoints!.hit(event.hitBreakpoints ?? []);
-    const state = new PausedState(event, cdp, this.#scripts);
+    const hits = this.breakpoints!.hit(event.hitBreakpoints ?? []);
+    if (this.#expecting === "step" && !hits.length && event.reason === "other" && this.#inInternals(event)) {
+      if (this.#skipped++ < MAX_SKIPPED) {
+        await cdp.Debugger.stepOut();
+        return;
+      }
+    }
+    this.#skipped = 0;
+    const state = new PausedState(event, cdp, this.scripts);
     if (hits.length && !this.#expecting && event.reason === "other") {
       let stop = false;
       for (const w of hits) {
         w.hits++;
         if (w.hitCondition && !w.hitCondition(w.hits)) continue;
-        if (w.logMessage !== undefined) this.#say(`${await state.logLine(w.logMessage)}\n`, "console");
+        if (w.logMessage !== undefined) this.say(`${await state.logLine(w.logMessage)}\n`, "console");
         else stop = true;
       }
       if (!stop) {
@@ -167,7 +218,7 @@ class NodeDebugSession extends DebugSession {
         return;
       }
     }
-    this.#paused = state;
+    this.paused = state;
     const expecting = this.#expecting;
     this.#expecting = undefined;
     const exception = event.reason === "exception" || event.reason === "promiseRejection";
@@ -178,130 +229,32 @@ class NodeDebugSession extends DebugSession {
     this.sendEvent(stopped);
   }
 
+  #inInternals(event: Protocol.Debugger.PausedEvent): boolean {
+    const top = event.callFrames[0];
+    const url = top ? this.scripts.get(top.location.scriptId)?.url : undefined;
+    return url !== undefined && INTERNAL_URL.test(url);
+  }
+
   async #leaveEntry(): Promise<void> {
     if (this.#stopOnEntry) {
-      this.#paused = undefined;
+      this.paused = undefined;
       this.sendEvent(new StoppedEvent("entry", THREAD));
       return;
     }
     // A breakpoint on the first statement: resuming from there would pass it, so it is a hit.
     const top = this.#entry?.callFrames[0];
-    const here = top ? await this.#breakpoints!.atPause(top) : [];
+    const here = top ? await this.breakpoints!.atPause(top) : [];
     if (here.length && this.#entry) {
       await this.#onPaused({ ...this.#entry, reason: "other", hitBreakpoints: here.flatMap((w) => w.v8Ids) });
       return;
     }
-    await this.#cdp!.Debugger.resume({});
+    await this.cdp!.Debugger.resume({});
   }
 
   protected override async configurationDoneRequest(response: DebugProtocol.ConfigurationDoneResponse) {
     this.#configured = true;
     this.sendResponse(response);
     if (this.#entryPaused) await this.#leaveEntry().catch(() => undefined);
-  }
-
-  protected override async setBreakPointsRequest(
-    response: DebugProtocol.SetBreakpointsResponse,
-    args: DebugProtocol.SetBreakpointsArguments,
-  ): Promise<void> {
-    await this.#answer(response, async () => {
-      if (!args.source.path) throw new Error("a breakpoint needs the source's path");
-      const wanted = args.breakpoints ?? (args.lines ?? []).map((line) => ({ line }));
-      return { breakpoints: await this.#live().breakpoints.set(args.source.path, wanted) };
-    });
-  }
-
-  protected override async setExceptionBreakPointsRequest(
-    response: DebugProtocol.SetExceptionBreakpointsResponse,
-    args: DebugProtocol.SetExceptionBreakpointsArguments,
-  ): Promise<void> {
-    await this.#answer(response, async () => {
-      const state = args.filters.includes("all")
-        ? "all"
-        : args.filters.includes("uncaught")
-          ? "uncaught"
-          : "none";
-      await this.#live().cdp.Debugger.setPauseOnExceptions({ state });
-      return undefined;
-    });
-  }
-
-  protected override threadsRequest(response: DebugProtocol.ThreadsResponse): void {
-    response.body = { threads: [{ id: THREAD, name: "main" }] };
-    this.sendResponse(response);
-  }
-
-  protected override async stackTraceRequest(
-    response: DebugProtocol.StackTraceResponse,
-    args: DebugProtocol.StackTraceArguments,
-  ): Promise<void> {
-    await this.#answer(response, async () => {
-      this.#thread(args.threadId);
-      return this.#stopped().stackTrace(args.startFrame ?? 0, args.levels ?? 0);
-    });
-  }
-
-  protected override async scopesRequest(
-    response: DebugProtocol.ScopesResponse,
-    args: DebugProtocol.ScopesArguments,
-  ): Promise<void> {
-    await this.#answer(response, async () => {
-      const scopes = this.#stopped().scopes(args.frameId);
-      if (!scopes) throw new Error(`unknown frame ${args.frameId}: stack lists the frames of this stop`);
-      return { scopes };
-    });
-  }
-
-  protected override async variablesRequest(
-    response: DebugProtocol.VariablesResponse,
-    args: DebugProtocol.VariablesArguments,
-  ): Promise<void> {
-    await this.#answer(response, async () => {
-      const variables = await this.#stopped().variables(args.variablesReference, args.start, args.count);
-      if (!variables)
-        throw new Error(
-          `unknown variables reference ${args.variablesReference}: references last until the program runs`,
-        );
-      return { variables };
-    });
-  }
-
-  protected override async setVariableRequest(
-    response: DebugProtocol.SetVariableResponse,
-    args: DebugProtocol.SetVariableArguments,
-  ): Promise<void> {
-    await this.#answer(response, async () => {
-      const state = this.#stopped();
-      const value = await state.set(args.variablesReference, args.name, args.value, 0);
-      const shown = state.variable(args.name, value);
-      return { value: shown.value, type: shown.type, variablesReference: shown.variablesReference };
-    });
-  }
-
-  protected override async evaluateRequest(
-    response: DebugProtocol.EvaluateResponse,
-    args: DebugProtocol.EvaluateArguments,
-  ): Promise<void> {
-    await this.#answer(response, async () => {
-      const live = this.#live();
-      const state =
-        this.#paused ?? new PausedState({ callFrames: [], reason: "other" }, live.cdp, this.#scripts);
-      const frame = args.frameId !== undefined ? state.frame(args.frameId) : undefined;
-      if (args.frameId !== undefined && !frame) throw new Error(`unknown frame ${args.frameId}`);
-      const value = await state.evaluate(args.expression, frame);
-      const shown = state.variable(args.expression, value);
-      return { result: shown.value, type: typeOf(value), variablesReference: shown.variablesReference };
-    });
-  }
-
-  protected override async exceptionInfoRequest(
-    response: DebugProtocol.ExceptionInfoResponse,
-    args: DebugProtocol.ExceptionInfoArguments,
-  ): Promise<void> {
-    await this.#answer(response, async () => {
-      this.#thread(args.threadId);
-      return this.#stopped().exceptionInfo();
-    });
   }
 
   protected override async continueRequest(
@@ -337,10 +290,10 @@ class NodeDebugSession extends DebugSession {
     response: DebugProtocol.PauseResponse,
     args: DebugProtocol.PauseArguments,
   ) {
-    await this.#answer(response, async () => {
-      this.#thread(args.threadId);
+    await this.answer(response, async () => {
+      this.thread(args.threadId);
       this.#expecting = "pause";
-      await this.#live().cdp.Debugger.pause();
+      await this.live().cdp.Debugger.pause();
       return undefined;
     });
   }
@@ -352,7 +305,18 @@ class NodeDebugSession extends DebugSession {
 
   protected override async disconnectRequest(response: DebugProtocol.DisconnectResponse): Promise<void> {
     this.#child?.kill("SIGKILL");
-    await this.#cdp?.close().catch(() => undefined);
+    const cdp = this.cdp;
+    if (this.#attached && cdp && !this.ended) {
+      this.ended = true;
+      // Left running, as it was found; an inspector runbound opened is closed once this session is gone.
+      if (this.paused) await cdp.Debugger.resume({}).catch(() => undefined);
+      if (this.#attached.closeInspector)
+        await cdp.Runtime.evaluate({
+          expression: "setImmediate(() => process._debugEnd())",
+          contextId: this.#mainContext,
+        }).catch(() => undefined);
+    }
+    await cdp?.close().catch(() => undefined);
     this.sendResponse(response);
   }
 
@@ -363,53 +327,27 @@ class NodeDebugSession extends DebugSession {
     expecting: "step" | undefined,
     go: (cdp: CDP.Client) => Promise<unknown>,
   ): Promise<void> {
-    await this.#answer(response, async () => {
-      this.#thread(threadId);
-      this.#stopped();
-      this.#paused = undefined;
+    await this.answer(response, async () => {
+      this.thread(threadId);
+      this.stopped();
+      this.paused = undefined;
       this.#expecting = expecting;
-      await go(this.#live().cdp);
+      await go(this.live().cdp);
       return undefined;
     });
   }
 
-  async #answer<R extends DebugProtocol.Response>(
-    response: R,
-    work: () => Promise<R["body"]>,
-  ): Promise<void> {
-    try {
-      const body = await work();
-      if (body !== undefined) response.body = body;
-      this.sendResponse(response);
-    } catch (error) {
-      this.sendErrorResponse(response, 2, (error as Error).message);
-    }
-  }
-
-  #live(): { cdp: CDP.Client; breakpoints: NodeBreakpoints } {
-    if (!this.#cdp || !this.#breakpoints || this.#ended) throw new Error("the program is not running");
-    return { cdp: this.#cdp, breakpoints: this.#breakpoints };
-  }
-
-  #stopped(): PausedState {
-    this.#live();
-    if (!this.#paused) throw new Error("the program is running; it must be stopped");
-    return this.#paused;
-  }
-
-  #thread(id: number): void {
-    if (id !== THREAD)
-      throw new Error(`unknown thread ${id}: a Node program's only thread here is ${THREAD}`);
-  }
-
-  #say(text: string, category = "stderr"): void {
-    this.sendEvent(new OutputEvent(text, category));
+  /** The attached program ended (or closed its inspector): its exit code is not runbound's to know. */
+  #left(): void {
+    this.ended = true;
+    this.paused = undefined;
+    this.sendEvent(new TerminatedEvent());
   }
 
   #exited(code: number): void {
-    if (this.#ended) return;
-    this.#ended = true;
-    this.#paused = undefined;
+    if (this.ended) return;
+    this.ended = true;
+    this.paused = undefined;
     this.sendEvent(new ExitedEvent(code));
     this.sendEvent(new TerminatedEvent());
   }

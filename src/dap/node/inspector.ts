@@ -84,3 +84,25 @@ export async function startInspected(options: InspectorOptions): Promise<Inspect
   const cdp = await CDP({ target: url, local: true });
   return { child, cdp, url };
 }
+
+/**
+ * Joins the inspector of a program already running (`node --inspect`, or opened by SIGUSR1) at host:port: its HTTP
+ * list names the program's target; the WebSocket is reached at the same host and port (the address the list gives
+ * is the program's own, which differs when runbound reaches a sandbox's loopback through an endpoint).
+ */
+export async function joinInspector(host: string, port: number, timeoutMs: number): Promise<CDP.Client> {
+  const address = `${host}:${port}`;
+  let targets: { type?: string; id?: string; webSocketDebuggerUrl?: string }[];
+  try {
+    const answer = await fetch(`http://${address}/json/list`, { signal: AbortSignal.timeout(timeoutMs) });
+    targets = (await answer.json()) as typeof targets;
+  } catch (error) {
+    throw new Error(`no Node inspector answered at ${address} (${(error as Error).message})`);
+  }
+  const target = Array.isArray(targets)
+    ? targets.find((t) => t.type === "node" && t.webSocketDebuggerUrl)
+    : undefined;
+  if (!target?.webSocketDebuggerUrl) throw new Error(`the inspector at ${address} lists no Node program`);
+  const id = new URL(target.webSocketDebuggerUrl).pathname;
+  return CDP({ target: `ws://${address}${id}`, local: true });
+}
