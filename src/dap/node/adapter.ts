@@ -2,7 +2,8 @@
  * runbound's debug adapter for Node programs (JavaScript, and TypeScript through tsx or compiled with source maps):
  * DAP on its stdio, the Chrome DevTools Protocol to the program's inspector. No adapter for Node is published on a
  * registry runbound reaches (VS Code's js-debug ships only in the editor), so this one speaks for V8 the way
- * debugpy, delve and lldb speak for theirs. It runs where the program runs: confined with it.
+ * debugpy, delve and lldb speak for theirs. It runs where the program runs: confined with it. The program's worker
+ * threads are threads of the session (workers.ts).
  */
 import type { ChildProcess } from "node:child_process";
 import {
@@ -13,15 +14,17 @@ import {
   OutputEvent,
   StoppedEvent,
   TerminatedEvent,
+  ThreadEvent,
 } from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import type CDP from "chrome-remote-interface";
 import type { Protocol } from "devtools-protocol";
 import { NodeBreakpoints } from "./breakpoints.js";
-import { PausedState } from "./frames.js";
-import { NodeInspection, THREAD } from "./inspection.js";
+import { NodeInspection } from "./inspection.js";
 import { joinInspector, startInspected } from "./inspector.js";
+import { MAIN_THREAD, NODE_INTERNALS, Target } from "./targets.js";
 import { valueText } from "./values.js";
+import { followWorkers } from "./workers.js";
 
 /** What runbound's catalog sends to launch a program. */
 export interface NodeLaunchArguments extends DebugProtocol.LaunchRequestArguments {
@@ -45,20 +48,11 @@ export interface NodeAttachArguments extends DebugProtocol.AttachRequestArgument
 }
 
 const INSPECTOR_MS = 30_000;
-/**
- * Node's own modules, skipped as VS Code's JavaScript debugger skips `<node_internals>` by default (and debugpy
- * attaches with justMyCode). V8 skips only those compiled after the inspector joined: the loader and the rest of what
- * Node compiled at startup have no context V8 can match, so a step that lands there is stepped out of (#onPaused).
- */
-const NODE_INTERNALS = ["^node:", "^internal[\\\\/]"];
-const INTERNAL_URL = /^(node:|internal[\\/])/;
 /** How many frames of Node's own a step leaves before it stops there anyway (a stack of internals only). */
 const MAX_SKIPPED = 64;
 
 class NodeDebugSession extends NodeInspection {
   #child: ChildProcess | undefined;
-  /** Why the next stop comes, when runbound asked for it (a step, a pause). */
-  #expecting: "step" | "pause" | undefined;
   #entryPaused = false;
   /** The pause on the program's first statement (`--inspect-brk`), until it is left. */
   #entry: Protocol.Debugger.PausedEvent | undefined;
@@ -66,8 +60,6 @@ class NodeDebugSession extends NodeInspection {
   #configured = false;
   #stopOnEntry = false;
   #mainContext: number | undefined;
-  /** Steps out of Node's own frames taken for the current step. */
-  #skipped = 0;
   /** Joined with attach: the program is not runbound's to end, and it leaves when runbound leaves. */
   #attached: NodeAttachArguments | undefined;
 
@@ -108,13 +100,12 @@ class NodeDebugSession extends NodeInspection {
         output: (category, text) => this.sendEvent(new OutputEvent(text, category)),
       });
       this.#child = child;
-      this.cdp = cdp;
       child.once("exit", (code, signal) => this.#exited(code ?? (signal ? 128 : 0)));
       cdp.on("disconnect", () => child.kill("SIGKILL"));
       const entry = new Promise<void>((resolve) => {
         this.#atEntry = resolve;
       });
-      await this.#listen(cdp);
+      await this.#listenMain(cdp);
       // Paused before its first line, the main script is parsed: a breakpoint in the file it was compiled from
       // (its map is read by now) is bound as it is set. V8 pauses there once, not again for the map.
       await entry;
@@ -132,16 +123,10 @@ class NodeDebugSession extends NodeInspection {
     try {
       const cdp = await joinInspector(args.host, args.port, INSPECTOR_MS);
       this.#attached = args;
-      this.cdp = cdp;
-      // runbound does not hold the program's stdout: what it logs comes through the inspector.
-      cdp.on("Runtime.consoleAPICalled", (event: Protocol.Runtime.ConsoleAPICalledEvent) => {
-        const text = event.args.map((a) => (a.type === "string" ? String(a.value) : valueText(a))).join(" ");
-        this.say(`${text}\n`, event.type === "error" || event.type === "warning" ? "stderr" : "stdout");
-      });
       cdp.on("disconnect", () => {
         if (!this.ended) this.#left();
       });
-      await this.#listen(cdp);
+      await this.#listenMain(cdp);
       this.sendResponse(response);
       this.sendEvent(new InitializedEvent());
     } catch (error) {
@@ -149,17 +134,9 @@ class NodeDebugSession extends NodeInspection {
     }
   }
 
-  async #listen(cdp: CDP.Client): Promise<void> {
-    this.breakpoints = new NodeBreakpoints(cdp, this.scripts, (b) =>
-      this.sendEvent(new BreakpointEvent("changed", b as DebugProtocol.Breakpoint)),
-    );
-    cdp.on("Debugger.scriptParsed", (event: Protocol.Debugger.ScriptParsedEvent) => this.scripts.add(event));
-    cdp.on("Debugger.breakpointResolved", (event: Protocol.Debugger.BreakpointResolvedEvent) =>
-      this.breakpoints?.resolved(event),
-    );
-    cdp.on("Debugger.paused", (event: Protocol.Debugger.PausedEvent) => {
-      this.#onPaused(event).catch((error: Error) => this.say(`runbound's Node adapter: ${error.message}\n`));
-    });
+  async #listenMain(cdp: CDP.Client): Promise<void> {
+    const main = new Target(MAIN_THREAD, "main", cdp);
+    this.targets.set(MAIN_THREAD, main);
     cdp.on("Runtime.executionContextCreated", (event: Protocol.Runtime.ExecutionContextCreatedEvent) => {
       if ((event.context.auxData as { isDefault?: boolean } | undefined)?.isDefault)
         this.#mainContext ??= event.context.id;
@@ -172,40 +149,101 @@ class NodeDebugSession extends NodeInspection {
       // connection from this side is not reported as its loss).
       if (this.#attached && !this.ended) this.#left();
     });
+    await followWorkers(cdp, {
+      started: (target) => this.#workerStarted(target),
+      ended: (target) => this.#workerEnded(target),
+    });
+    await this.#listen(main);
+  }
+
+  /** A thread's events, and its inspector set up as every thread's is; then it may run. */
+  async #listen(target: Target): Promise<void> {
+    const { cdp } = target;
+    target.breakpoints = new NodeBreakpoints(cdp, target.scripts, (answer, wanted) => {
+      // A worker's binding is said under the main thread's id for that breakpoint.
+      const id =
+        target.thread === MAIN_THREAD ? answer.id : this.live().breakpoints.idFor(wanted.file, wanted.line);
+      if (id !== undefined)
+        this.sendEvent(new BreakpointEvent("changed", { ...answer, id } as DebugProtocol.Breakpoint));
+    });
+    cdp.on("Debugger.scriptParsed", (event: Protocol.Debugger.ScriptParsedEvent) =>
+      target.scripts.add(event),
+    );
+    cdp.on("Debugger.breakpointResolved", (event: Protocol.Debugger.BreakpointResolvedEvent) =>
+      target.breakpoints.resolved(event),
+    );
+    cdp.on("Debugger.paused", (event: Protocol.Debugger.PausedEvent) => {
+      this.#onPaused(target, event).catch((error: Error) =>
+        this.say(`runbound's Node adapter: ${error.message}\n`),
+      );
+    });
+    // runbound does not hold an attached program's stdout, nor a worker's console there: it comes this way.
+    if (this.#attached)
+      cdp.on("Runtime.consoleAPICalled", (event: Protocol.Runtime.ConsoleAPICalledEvent) => {
+        const text = event.args.map((a) => (a.type === "string" ? String(a.value) : valueText(a))).join(" ");
+        this.say(`${text}\n`, event.type === "error" || event.type === "warning" ? "stderr" : "stdout");
+      });
     await cdp.Runtime.enable();
     await cdp.Debugger.enable({});
     await cdp.Debugger.setBlackboxPatterns({ patterns: NODE_INTERNALS });
     await cdp.Debugger.setInstrumentationBreakpoint({
       instrumentation: "beforeScriptWithSourceMapExecution",
     });
+    if (this.exceptions !== "none") await cdp.Debugger.setPauseOnExceptions({ state: this.exceptions });
+    for (const [file, wanted] of this.requested) await target.breakpoints.set(file, wanted);
     await cdp.Runtime.runIfWaitingForDebugger();
   }
 
-  async #onPaused(event: Protocol.Debugger.PausedEvent): Promise<void> {
-    const cdp = this.cdp!;
+  async #workerStarted(target: Target): Promise<void> {
+    this.targets.set(target.thread, target);
+    await this.#listen(target);
+    this.sendEvent(new ThreadEvent("started", target.thread));
+  }
+
+  #workerEnded(target: Target): void {
+    target.ended = true;
+    target.paused = undefined;
+    this.targets.delete(target.thread);
+    this.sendEvent(new ThreadEvent("exited", target.thread));
+  }
+
+  async #onPaused(target: Target, event: Protocol.Debugger.PausedEvent): Promise<void> {
+    const { cdp } = target;
     if (event.reason === "instrumentation") {
-      const script = this.scripts.get((event.data as { scriptId: string }).scriptId);
-      if (script) await this.breakpoints!.scriptLoaded(script);
+      const script = target.scripts.get((event.data as { scriptId: string }).scriptId);
+      if (script) await target.breakpoints.scriptLoaded(script);
       await cdp.Debugger.resume({});
       return;
     }
-    if ((event.reason as string) === "Break on start" && !this.#entryPaused) {
-      this.#entryPaused = true;
-      this.#entry = event;
-      this.#atEntry?.();
-      if (this.#configured) await this.#leaveEntry();
-      return;
+    if ((event.reason as string) === "Break on start") {
+      if (target.thread !== MAIN_THREAD) {
+        // A worker waits at its first line for its debugger: it goes on, unless a breakpoint sits there.
+        await this.#passEntry(target, event);
+        return;
+      }
+      if (!this.#entryPaused) {
+        this.#entryPaused = true;
+        this.#entry = event;
+        this.#atEntry?.();
+        if (this.#configured) await this.#leaveEntry();
+        return;
+      }
     }
-    const hits = this.breakpoints!.hit(event.hitBreakpoints ?? []);
-    if (this.#expecting === "step" && !hits.length && event.reason === "other" && this.#inInternals(event)) {
-      if (this.#skipped++ < MAX_SKIPPED) {
+    const hits = target.breakpoints.hit(event.hitBreakpoints ?? []);
+    if (
+      target.expecting === "step" &&
+      !hits.length &&
+      event.reason === "other" &&
+      target.inNodeInternals(event)
+    ) {
+      if (target.skipped++ < MAX_SKIPPED) {
         await cdp.Debugger.stepOut();
         return;
       }
     }
-    this.#skipped = 0;
-    const state = new PausedState(event, cdp, this.scripts);
-    if (hits.length && !this.#expecting && event.reason === "other") {
+    target.skipped = 0;
+    const state = target.stop(event);
+    if (hits.length && !target.expecting && event.reason === "other") {
       let stop = false;
       for (const w of hits) {
         w.hits++;
@@ -218,37 +256,38 @@ class NodeDebugSession extends NodeInspection {
         return;
       }
     }
-    this.paused = state;
-    const expecting = this.#expecting;
-    this.#expecting = undefined;
+    target.paused = state;
+    const expecting = target.expecting;
+    target.expecting = undefined;
     const exception = event.reason === "exception" || event.reason === "promiseRejection";
     const reason = exception ? "exception" : hits.length ? "breakpoint" : (expecting ?? "debugger statement");
-    const stopped = new StoppedEvent(reason, THREAD) as DebugProtocol.StoppedEvent;
-    stopped.body.allThreadsStopped = true;
+    const stopped = new StoppedEvent(reason, target.thread) as DebugProtocol.StoppedEvent;
+    // Node stops one thread at a time: a worker runs on while the main thread is stopped, and the other way round.
+    stopped.body.allThreadsStopped = this.targets.size === 1;
     if (exception) stopped.body.text = valueText(event.data as Protocol.Runtime.RemoteObject);
     this.sendEvent(stopped);
   }
 
-  #inInternals(event: Protocol.Debugger.PausedEvent): boolean {
-    const top = event.callFrames[0];
-    const url = top ? this.scripts.get(top.location.scriptId)?.url : undefined;
-    return url !== undefined && INTERNAL_URL.test(url);
+  async #leaveEntry(): Promise<void> {
+    const main = this.live();
+    if (this.#stopOnEntry) {
+      main.paused = undefined;
+      this.sendEvent(new StoppedEvent("entry", MAIN_THREAD));
+      return;
+    }
+    if (this.#entry) await this.#passEntry(main, this.#entry);
   }
 
-  async #leaveEntry(): Promise<void> {
-    if (this.#stopOnEntry) {
-      this.paused = undefined;
-      this.sendEvent(new StoppedEvent("entry", THREAD));
+  /** A breakpoint on the first statement: resuming from there would pass it, so it is a hit. */
+  async #passEntry(target: Target, entry: Protocol.Debugger.PausedEvent): Promise<void> {
+    const top = entry.callFrames[0];
+    const here = top ? await target.breakpoints.atPause(top) : [];
+    if (here.length) {
+      const hitBreakpoints = here.flatMap((w) => w.v8Ids);
+      await this.#onPaused(target, { ...entry, reason: "other", hitBreakpoints });
       return;
     }
-    // A breakpoint on the first statement: resuming from there would pass it, so it is a hit.
-    const top = this.#entry?.callFrames[0];
-    const here = top ? await this.breakpoints!.atPause(top) : [];
-    if (here.length && this.#entry) {
-      await this.#onPaused({ ...this.#entry, reason: "other", hitBreakpoints: here.flatMap((w) => w.v8Ids) });
-      return;
-    }
-    await this.cdp!.Debugger.resume({});
+    await target.cdp.Debugger.resume({});
   }
 
   protected override async configurationDoneRequest(response: DebugProtocol.ConfigurationDoneResponse) {
@@ -261,7 +300,7 @@ class NodeDebugSession extends NodeInspection {
     response: DebugProtocol.ContinueResponse,
     args: DebugProtocol.ContinueArguments,
   ) {
-    response.body = { allThreadsContinued: true };
+    response.body = { allThreadsContinued: this.targets.size === 1 };
     await this.#run(response, args.threadId, undefined, (cdp) => cdp.Debugger.resume({}));
   }
 
@@ -291,9 +330,9 @@ class NodeDebugSession extends NodeInspection {
     args: DebugProtocol.PauseArguments,
   ) {
     await this.answer(response, async () => {
-      this.thread(args.threadId);
-      this.#expecting = "pause";
-      await this.live().cdp.Debugger.pause();
+      const target = this.target(args.threadId);
+      target.expecting = "pause";
+      await target.cdp.Debugger.pause();
       return undefined;
     });
   }
@@ -305,22 +344,23 @@ class NodeDebugSession extends NodeInspection {
 
   protected override async disconnectRequest(response: DebugProtocol.DisconnectResponse): Promise<void> {
     this.#child?.kill("SIGKILL");
-    const cdp = this.cdp;
-    if (this.#attached && cdp && !this.ended) {
+    const main = this.targets.get(MAIN_THREAD);
+    if (this.#attached && main && !this.ended) {
       this.ended = true;
       // Left running, as it was found; an inspector runbound opened is closed once this session is gone.
-      if (this.paused) await cdp.Debugger.resume({}).catch(() => undefined);
+      for (const target of this.targets.values())
+        if (target.paused) await target.cdp.Debugger.resume({}).catch(() => undefined);
       if (this.#attached.closeInspector)
-        await cdp.Runtime.evaluate({
+        await main.cdp.Runtime.evaluate({
           expression: "setImmediate(() => process._debugEnd())",
           contextId: this.#mainContext,
         }).catch(() => undefined);
     }
-    await cdp?.close().catch(() => undefined);
+    await main?.cdp.close().catch(() => undefined);
     this.sendResponse(response);
   }
 
-  /** A step or continue: the stop it leads to comes as an event; until then the program runs. */
+  /** A step or continue of one thread: the stop it leads to comes as an event; until then the thread runs. */
   async #run(
     response: DebugProtocol.Response,
     threadId: number,
@@ -328,28 +368,31 @@ class NodeDebugSession extends NodeInspection {
     go: (cdp: CDP.Client) => Promise<unknown>,
   ): Promise<void> {
     await this.answer(response, async () => {
-      this.thread(threadId);
-      this.stopped();
-      this.paused = undefined;
-      this.#expecting = expecting;
-      await go(this.live().cdp);
+      this.stopped(threadId);
+      const target = this.target(threadId);
+      target.paused = undefined;
+      target.expecting = expecting;
+      await go(target.cdp);
       return undefined;
     });
   }
 
   /** The attached program ended (or closed its inspector): its exit code is not runbound's to know. */
   #left(): void {
-    this.ended = true;
-    this.paused = undefined;
+    this.#end();
     this.sendEvent(new TerminatedEvent());
   }
 
   #exited(code: number): void {
     if (this.ended) return;
-    this.ended = true;
-    this.paused = undefined;
+    this.#end();
     this.sendEvent(new ExitedEvent(code));
     this.sendEvent(new TerminatedEvent());
+  }
+
+  #end(): void {
+    this.ended = true;
+    for (const target of this.targets.values()) target.paused = undefined;
   }
 }
 

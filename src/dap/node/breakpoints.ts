@@ -39,7 +39,7 @@ export class NodeBreakpoints {
     private readonly cdp: CDP.Client,
     private readonly scripts: Scripts,
     /** Says a breakpoint bound after its request was answered (a "breakpoint" event). */
-    private readonly changed: (breakpoint: DebugProtocol.Breakpoint) => void,
+    private readonly changed: (breakpoint: DebugProtocol.Breakpoint, wanted: Wanted) => void,
   ) {}
 
   /** Replaces the file's breakpoints; each answered bound (verified, at its line) or pending with why. */
@@ -90,7 +90,7 @@ export class NodeBreakpoints {
       for (const w of this.#files.get(file) ?? []) {
         const before = w.boundLine;
         await this.#bindMapped(w, [script.id]);
-        if (before === undefined && w.boundLine !== undefined) this.changed(this.#answer(w));
+        if (before === undefined && w.boundLine !== undefined) this.changed(this.#answer(w), w);
       }
   }
 
@@ -99,7 +99,7 @@ export class NodeBreakpoints {
     const w = this.#byV8Id.get(event.breakpointId);
     if (!w || w.boundLine !== undefined) return;
     w.boundLine = event.location.lineNumber + 1;
-    this.changed(this.#answer(w));
+    this.changed(this.#answer(w), w);
   }
 
   /**
@@ -123,6 +123,11 @@ export class NodeBreakpoints {
       here.push(w);
     }
     return here;
+  }
+
+  /** The id this side gave the breakpoint asked for at `file`:`line` (another thread's answers are said with it). */
+  idFor(file: string, line: number): number | undefined {
+    return this.#files.get(real(file))?.find((w) => w.line === line)?.id;
   }
 
   /** The breakpoints V8 says it stopped at. */

@@ -34,23 +34,26 @@ const SCOPE_TITLES: Record<string, string> = {
 export class PausedState {
   readonly #frames: CallFrame[];
   readonly #containers = new Map<number, Container>();
-  #next = 1000;
+  #next: number;
 
   constructor(
     readonly paused: Protocol.Debugger.PausedEvent,
     private readonly cdp: CDP.Client,
     private readonly scripts: Scripts,
+    /** Where this stop's ids begin: each thread numbers its frames and references in a range of its own. */
+    private readonly base = 0,
   ) {
     this.#frames = paused.callFrames;
+    this.#next = base + 1000;
   }
 
   get top(): CallFrame | undefined {
     return this.#frames[0];
   }
 
-  /** Frame ids are their index: V8's call frame ids are strings. */
+  /** Frame ids are their index past the base: V8's call frame ids are strings. */
   frame(id: number): CallFrame | undefined {
-    return this.#frames[id];
+    return this.#frames[id - this.base];
   }
 
   stackTrace(start = 0, levels = 0): { stackFrames: DebugProtocol.StackFrame[]; totalFrames: number } {
@@ -61,7 +64,7 @@ export class PausedState {
         ? { name: at.name, path: at.file }
         : { name: at.name, presentationHint: "deemphasize" };
       return {
-        id: start + i,
+        id: this.base + start + i,
         name: frame.functionName || "<anonymous>",
         source,
         line: at.line,
@@ -72,7 +75,7 @@ export class PausedState {
   }
 
   scopes(frameId: number): DebugProtocol.Scope[] | undefined {
-    const frame = this.#frames[frameId];
+    const frame = this.frame(frameId);
     if (!frame) return undefined;
     return frame.scopeChain.map((scope, index) => ({
       name: `${SCOPE_TITLES[scope.type] ?? scope.type}${scope.name && scope.type === "closure" ? ` (${scope.name})` : ""}`,
@@ -125,7 +128,7 @@ export class PausedState {
   async set(reference: number, name: string, expression: string, frameId: number): Promise<RemoteObject> {
     const container = this.#containers.get(reference);
     if (!container) throw new Error(`unknown variables reference ${reference}`);
-    const frame = container.kind === "scope" ? container.frame : (this.#frames[frameId] ?? this.#frames[0]!);
+    const frame = container.kind === "scope" ? container.frame : (this.frame(frameId) ?? this.#frames[0]!);
     const value = await this.evaluate(expression, frame);
     const argument = callArgument(value);
     if (container.kind === "scope") {

@@ -1,24 +1,23 @@
 /**
- * What the Node adapter answers about a program it holds: breakpoints and exception filters, the one thread, frames,
- * scopes, variables, evaluate and exception info — from the inspector connection and the stop the session keeps.
+ * What the Node adapter answers about a program it holds: breakpoints and exception filters on every thread, the
+ * threads, frames, scopes, variables, evaluate and exception info — each from the thread's own connection and stop.
  * adapter.ts starts or joins the program and runs it; this half only looks (and sets what it is asked to).
  */
 import { DebugSession, OutputEvent } from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import type CDP from "chrome-remote-interface";
-import type { NodeBreakpoints } from "./breakpoints.js";
-import { PausedState } from "./frames.js";
-import { Scripts } from "./scripts.js";
+import type { PausedState } from "./frames.js";
+import { MAIN_THREAD, type Target, threadOf } from "./targets.js";
 import { typeOf } from "./values.js";
 
-export const THREAD = 1;
+export type ExceptionState = "none" | "uncaught" | "all";
 
 export abstract class NodeInspection extends DebugSession {
-  protected readonly scripts = new Scripts();
-  protected cdp: CDP.Client | undefined;
-  protected breakpoints: NodeBreakpoints | undefined;
-  protected paused: PausedState | undefined;
+  /** The main thread and each worker, by DAP thread id. */
+  protected readonly targets = new Map<number, Target>();
   protected ended = false;
+  protected exceptions: ExceptionState = "none";
+  /** Every file's breakpoints as last asked, for a worker that starts later. */
+  protected readonly requested = new Map<string, DebugProtocol.SourceBreakpoint[]>();
 
   protected override async setBreakPointsRequest(
     response: DebugProtocol.SetBreakpointsResponse,
@@ -26,8 +25,19 @@ export abstract class NodeInspection extends DebugSession {
   ): Promise<void> {
     await this.answer(response, async () => {
       if (!args.source.path) throw new Error("a breakpoint needs the source's path");
+      const file = args.source.path;
       const wanted = args.breakpoints ?? (args.lines ?? []).map((line) => ({ line }));
-      return { breakpoints: await this.live().breakpoints.set(args.source.path, wanted) };
+      this.requested.set(file, wanted);
+      const main = await this.live().breakpoints.set(file, wanted);
+      // A file only a worker runs is bound there: said verified, under the main thread's id for it.
+      for (const worker of this.workers()) {
+        const bound = await worker.breakpoints.set(file, wanted).catch(() => []);
+        bound.forEach((b, i) => {
+          const own = main[i];
+          if (own && !own.verified && b.verified) main[i] = { ...b, id: own.id };
+        });
+      }
+      return { breakpoints: main };
     });
   }
 
@@ -36,18 +46,22 @@ export abstract class NodeInspection extends DebugSession {
     args: DebugProtocol.SetExceptionBreakpointsArguments,
   ): Promise<void> {
     await this.answer(response, async () => {
-      const state = args.filters.includes("all")
+      this.live();
+      this.exceptions = args.filters.includes("all")
         ? "all"
         : args.filters.includes("uncaught")
           ? "uncaught"
           : "none";
-      await this.live().cdp.Debugger.setPauseOnExceptions({ state });
+      for (const target of this.targets.values())
+        await target.cdp.Debugger.setPauseOnExceptions({ state: this.exceptions });
       return undefined;
     });
   }
 
   protected override threadsRequest(response: DebugProtocol.ThreadsResponse): void {
-    response.body = { threads: [{ id: THREAD, name: "main" }] };
+    response.body = {
+      threads: [...this.targets.values()].map((t) => ({ id: t.thread, name: t.name })),
+    };
     this.sendResponse(response);
   }
 
@@ -55,10 +69,9 @@ export abstract class NodeInspection extends DebugSession {
     response: DebugProtocol.StackTraceResponse,
     args: DebugProtocol.StackTraceArguments,
   ): Promise<void> {
-    await this.answer(response, async () => {
-      this.thread(args.threadId);
-      return this.stopped().stackTrace(args.startFrame ?? 0, args.levels ?? 0);
-    });
+    await this.answer(response, async () =>
+      this.stopped(args.threadId).stackTrace(args.startFrame ?? 0, args.levels ?? 0),
+    );
   }
 
   protected override async scopesRequest(
@@ -66,7 +79,7 @@ export abstract class NodeInspection extends DebugSession {
     args: DebugProtocol.ScopesArguments,
   ): Promise<void> {
     await this.answer(response, async () => {
-      const scopes = this.stopped().scopes(args.frameId);
+      const scopes = this.stopAt(args.frameId)?.scopes(args.frameId);
       if (!scopes) throw new Error(`unknown frame ${args.frameId}: stack lists the frames of this stop`);
       return { scopes };
     });
@@ -77,11 +90,10 @@ export abstract class NodeInspection extends DebugSession {
     args: DebugProtocol.VariablesArguments,
   ): Promise<void> {
     await this.answer(response, async () => {
-      const variables = await this.stopped().variables(args.variablesReference, args.start, args.count);
+      const reference = args.variablesReference;
+      const variables = await this.stopAt(reference)?.variables(reference, args.start, args.count);
       if (!variables)
-        throw new Error(
-          `unknown variables reference ${args.variablesReference}: references last until the program runs`,
-        );
+        throw new Error(`unknown variables reference ${reference}: references last until the program runs`);
       return { variables };
     });
   }
@@ -91,7 +103,8 @@ export abstract class NodeInspection extends DebugSession {
     args: DebugProtocol.SetVariableArguments,
   ): Promise<void> {
     await this.answer(response, async () => {
-      const state = this.stopped();
+      const state = this.stopAt(args.variablesReference);
+      if (!state) throw new Error(`unknown variables reference ${args.variablesReference}`);
       const value = await state.set(args.variablesReference, args.name, args.value, 0);
       const shown = state.variable(args.name, value);
       return { value: shown.value, type: shown.type, variablesReference: shown.variablesReference };
@@ -103,13 +116,16 @@ export abstract class NodeInspection extends DebugSession {
     args: DebugProtocol.EvaluateArguments,
   ): Promise<void> {
     await this.answer(response, async () => {
-      const live = this.live();
+      const main = this.live();
+      // Without a frame, in the main thread: its stop, else its global scope while it runs.
       const state =
-        this.paused ?? new PausedState({ callFrames: [], reason: "other" }, live.cdp, this.scripts);
-      const frame = args.frameId !== undefined ? state.frame(args.frameId) : undefined;
-      if (args.frameId !== undefined && !frame) throw new Error(`unknown frame ${args.frameId}`);
-      const value = await state.evaluate(args.expression, frame);
-      const shown = state.variable(args.expression, value);
+        args.frameId !== undefined
+          ? this.stopAt(args.frameId)
+          : (main.paused ?? main.stop({ callFrames: [], reason: "other" }));
+      const frame = args.frameId !== undefined ? state?.frame(args.frameId) : undefined;
+      if (args.frameId !== undefined && (!state || !frame)) throw new Error(`unknown frame ${args.frameId}`);
+      const value = await state!.evaluate(args.expression, frame);
+      const shown = state!.variable(args.expression, value);
       return { result: shown.value, type: typeOf(value), variablesReference: shown.variablesReference };
     });
   }
@@ -118,10 +134,7 @@ export abstract class NodeInspection extends DebugSession {
     response: DebugProtocol.ExceptionInfoResponse,
     args: DebugProtocol.ExceptionInfoArguments,
   ): Promise<void> {
-    await this.answer(response, async () => {
-      this.thread(args.threadId);
-      return this.stopped().exceptionInfo();
-    });
+    await this.answer(response, async () => this.stopped(args.threadId).exceptionInfo());
   }
 
   protected async answer<R extends DebugProtocol.Response>(
@@ -137,20 +150,43 @@ export abstract class NodeInspection extends DebugSession {
     }
   }
 
-  protected live(): { cdp: CDP.Client; breakpoints: NodeBreakpoints } {
-    if (!this.cdp || !this.breakpoints || this.ended) throw new Error("the program is not running");
-    return { cdp: this.cdp, breakpoints: this.breakpoints };
+  /** The main thread, while the program runs. */
+  protected live(): Target {
+    const main = this.targets.get(MAIN_THREAD);
+    if (!main || this.ended) throw new Error("the program is not running");
+    return main;
   }
 
-  protected stopped(): PausedState {
+  protected target(threadId: number): Target {
     this.live();
-    if (!this.paused) throw new Error("the program is running; it must be stopped");
-    return this.paused;
+    const target = this.targets.get(threadId);
+    if (!target)
+      throw new Error(
+        `unknown thread ${threadId}: threads lists this program's (${[...this.targets.keys()].join(", ")}; the main thread is ${MAIN_THREAD})`,
+      );
+    return target;
   }
 
-  protected thread(id: number): void {
-    if (id !== THREAD)
-      throw new Error(`unknown thread ${id}: a Node program's only thread here is ${THREAD}`);
+  /** The thread's stop. */
+  protected stopped(threadId: number): PausedState {
+    const target = this.target(threadId);
+    if (!target.paused)
+      throw new Error(
+        threadId === MAIN_THREAD
+          ? "the program is running; it must be stopped"
+          : `thread ${threadId} is running; it must be stopped`,
+      );
+    return target.paused;
+  }
+
+  /** The stop a frame id or a variables reference was handed out in, if that thread is still stopped there. */
+  protected stopAt(id: number): PausedState | undefined {
+    this.live();
+    return this.targets.get(threadOf(id))?.paused;
+  }
+
+  protected workers(): Target[] {
+    return [...this.targets.values()].filter((t) => t.thread !== MAIN_THREAD);
   }
 
   protected say(text: string, category = "stderr"): void {
