@@ -52,6 +52,8 @@ export const ZEROMQ_VERSION = "6.8.0";
 /** The classic TypeScript server and the TypeScript whose tsserver it drives (under the alias `typescript6`). */
 export const TSLS_VERSION = "5.3.0";
 export const TYPESCRIPT6_VERSION = "6.0.3";
+/** Vue's plugin for tsserver: `.vue` files through typescript-language-server (11 MB with its dependencies). */
+export const VUE_PLUGIN_VERSION = "3.3.11";
 
 /** tsx, which runs a TypeScript program under the debugger when the project has none (esbuild comes with it). */
 export const TSX_VERSION = "4.23.15";
@@ -386,14 +388,15 @@ export const COMPONENTS = [
   }),
   npmComponent({
     id: "typescript6",
-    what: `typescript-language-server ${TSLS_VERSION} with TypeScript ${TYPESCRIPT6_VERSION} (from npm)`,
+    what: `typescript-language-server ${TSLS_VERSION} with TypeScript ${TYPESCRIPT6_VERSION} and Vue's TypeScript plugin ${VUE_PLUGIN_VERSION} (from npm)`,
     serves:
-      'lsp for TypeScript and JavaScript when a run asks for it (lsp.typescript: "typescript-language-server")',
+      'lsp for Vue (.vue files), and for TypeScript and JavaScript when a run asks for it (lsp.typescript: "typescript-language-server")',
     packages: {
       "typescript-language-server": TSLS_VERSION,
       typescript6: `npm:typescript@${TYPESCRIPT6_VERSION}`,
+      "@vue/typescript-plugin": VUE_PLUGIN_VERSION,
     },
-    label: "typescript-language-server and TypeScript 6",
+    label: "typescript-language-server, TypeScript 6 and Vue's plugin",
   }),
   npmComponent({
     id: "tsx",

@@ -8,6 +8,7 @@ import type { Diagnostic, DocumentDiagnosticReport } from "vscode-languageserver
 import { shownPath } from "../../files/visible.js";
 import type { DiagnosticRow } from "../schema.js";
 import type { LspClient } from "../server/client.js";
+import { tsserverDiagnostics } from "./tsserver-diagnostics.js";
 
 export type Freshness = "fresh" | "stale" | "not ready";
 
@@ -58,6 +59,7 @@ export async function diagnosticsOf(
     signal,
   };
   if (client.supportsPull()) return pull(w);
+  if (client.spec.diagnosticsFromTsserver) return fromTsserver(w);
   const pushed = await waitForPush(w);
   if (pushed) return pushed;
   if (signal?.aborted) throw signal.reason;
@@ -93,6 +95,23 @@ async function awaitCheck(w: Wait): Promise<string | undefined> {
     return `its check on save had not begun within ${w.grace} ms, so the checker's findings may be missing`;
   if (!idle) return `its check on save did not finish within ${w.timeoutMs} ms`;
   return undefined;
+}
+
+/** Asked of tsserver behind typescript-language-server, for the text it holds now (tsserver-diagnostics.ts). */
+async function fromTsserver(w: Wait): Promise<FileDiagnostics> {
+  try {
+    const items = await tsserverDiagnostics(
+      w.client,
+      w.sync.uri,
+      Math.max(1, w.deadline - Date.now()),
+      w.signal,
+    );
+    return { file: w.file, items: meaningful(items), freshness: "fresh" };
+  } catch (error) {
+    if (w.signal?.aborted) throw error;
+    const why = `tsserver did not answer for its diagnostics: ${(error as Error).message}`;
+    return notFresh(w.client, w.file, w.client.pushed.get(w.sync.uri)?.items ?? [], why);
+  }
 }
 
 /** Pull diagnostics, with what the server pushed for this version besides (a checker's findings). */

@@ -21,6 +21,7 @@ import { catalog, languageOf, rootsOf, type ServerSpec } from "../catalog.js";
 import type { LspOptions, LspTimeouts } from "../options.js";
 import { projectCodeAt, untrustedNotes, withoutProjectCode } from "../trust/project-code.js";
 import { WorkspaceTrust } from "../trust/trust.js";
+import { vuePluginFolder, vueWrapperLocation } from "../trust/vue-plugin.js";
 import { LspClient } from "./client.js";
 import {
   availability,
@@ -78,6 +79,8 @@ export class LspSupervisor {
         tsserverPath: () => tsserverPath(home),
         typescriptLanguageServer: () =>
           npmBin("typescript-language-server", "typescript-language-server", home),
+        vuePlugin: () => vuePluginFolder(home),
+        vueWrapperLocation: () => vueWrapperLocation(home),
       },
     });
     const overrides = options.servers ?? [];

@@ -19,7 +19,6 @@ const UNSERVED: Readonly<Record<string, string>> = {
   ".ex": "Elixir",
   ".exs": "Elixir",
   ".lua": "Lua",
-  ".vue": "Vue",
 };
 
 /** Each such language with a file in the workdir or up to two levels below, and how many files it has there. */

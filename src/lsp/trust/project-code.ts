@@ -23,7 +23,7 @@ export function projectCodeAt(
   const own = ownBinary(spec, root, workdir, home);
   if (own) return `its own ${path.relative(workdir, own.command)} (as ${spec.name})`;
   if (spec.untrusted)
-    return `${spec.name} with its build scripts, proc macros and cargo check in ${path.relative(workdir, root) || "."}`;
+    return `${spec.name} with ${spec.untrusted.runs} in ${path.relative(workdir, root) || "."}`;
   return undefined;
 }
 
@@ -49,12 +49,16 @@ export function untrustedNotes(
 export function withoutProjectCode(spec: ServerSpec): ServerSpec {
   if (!spec.untrusted) return spec;
   const { checkOnSaveMs: _check, checkTitle: _title, ...rest } = spec;
-  return {
+  const { untrusted } = spec;
+  const shaped: ServerSpec = {
     ...rest,
-    ...(spec.untrusted.env ? { env: { ...spec.env, ...spec.untrusted.env } } : {}),
-    ...(spec.untrusted.settings ? { settings: spec.untrusted.settings } : {}),
-    ...(spec.untrusted.initializationOptions
-      ? { initializationOptions: spec.untrusted.initializationOptions }
-      : {}),
+    ...(untrusted.env ? { env: { ...spec.env, ...untrusted.env } } : {}),
+    ...(untrusted.settings ? { settings: untrusted.settings } : {}),
   };
+  if (!("initializationOptions" in untrusted)) return shaped;
+  // Read as the server starts, as the trusted options are (Vue's names a plugin that may be installed later).
+  return Object.defineProperty(shaped, "initializationOptions", {
+    get: () => untrusted.initializationOptions,
+    enumerable: true,
+  });
 }
