@@ -2,6 +2,7 @@
 // kernel (src/kernels/node/kernel.ts) — each as one file with its packages inside, over what tsc emitted for it.
 // Installed, they need no package beside runbound's own folder — which every sandbox shows — and those packages
 // stay out of the install (the adapter's 3.5 MB as packages, under 1 MB bundled; acorn for the kernel).
+import { copyFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -27,6 +28,11 @@ await build({
   // ws's optional native helpers: it runs without them.
   external: ["bufferutil", "utf-8-validate"],
 });
+// The hook every Node child process of a debugged program loads (NODE_OPTIONS --require), beside the adapter.
+copyFileSync(
+  path.join(root, "src/dap/node/child-hook.cjs"),
+  path.join(root, "dist/src/dap/node/child-hook.cjs"),
+);
 await build({
   ...common,
   entryPoints: [path.join(root, "src/kernels/node/kernel.ts")],

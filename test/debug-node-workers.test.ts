@@ -2,7 +2,8 @@
  * runbound's Node adapter follows the program's worker threads (worker_threads): each is a thread of the session,
  * set up before its first line runs, so a breakpoint in a worker's file stops it there; the main thread and a
  * worker stop apart (Node stops one thread at a time), each with its own frames and values; an exception a worker
- * throws stops that worker.
+ * throws stops that worker. Node child processes the program forks or spawns are threads of the session the same
+ * way, and the program ends as it would without the debugger.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRun, type Run } from "../src/index.js";
@@ -33,6 +34,23 @@ const FILES = {
     'const { Worker } = require("node:worker_threads");',
     'const worker = new Worker(require("node:path").join(__dirname, "boom.js"));',
     'worker.on("error", (error) => console.log("worker failed: " + error.message));',
+    "",
+  ].join("\n"),
+  "parent.js": [
+    'const { fork } = require("node:child_process");',
+    'const child = fork(require("node:path").join(__dirname, "cube.js"), ["7"]);',
+    'child.on("message", (value) => {',
+    "  const got = value;",
+    '  console.log("parent got " + got);',
+    "});",
+    "",
+  ].join("\n"),
+  "cube.js": [
+    "function cube(n) {",
+    "  const result = n * n * n;",
+    "  return result;",
+    "}",
+    "process.send(cube(Number(process.argv[2])), () => process.exit(0));",
     "",
   ].join("\n"),
   "boom.js": ["function fail() {", '  throw new RangeError("no worker stock");', "}", "fail();", ""].join(
@@ -103,6 +121,27 @@ describe("debug: a Node program's worker threads are threads of the session", ()
     } finally {
       await debug({ operation: "terminate" });
       await debug({ operation: "breakpoints", exception_breakpoints: [] });
+    }
+  });
+
+  it("a child process the program forks is a thread too: its breakpoint stops it, and the program ends as without", async () => {
+    await debug({ operation: "breakpoints", file: "cube.js", lines: [2] });
+    try {
+      const stop = await call(client, "debug", { operation: "launch", program: "parent.js" });
+      expect(textOf(stop)).toMatch(/^Breakpoints: cube\.js:2 verified$/m);
+      expect(textOf(stop)).toMatch(/^Stopped \(breakpoint\) in thread 2 at cube\.js:2 in cube$/m);
+      expect(stop.structuredContent).toMatchObject({
+        locals: expect.arrayContaining([expect.objectContaining({ name: "n", value: "7" })]),
+      });
+      expect(await debug({ operation: "threads" })).toMatch(
+        /^ {2}1 {2}main\n {2}2 {2}process \d+ \(cube\.js\)$/,
+      );
+      expect(await debug({ operation: "evaluate", expression: "n * 2" })).toBe("n * 2 = 14 (number)");
+      expect(await debug({ operation: "continue" })).toMatch(/^The program exited with code 0/);
+      await expect.poll(() => debug({ operation: "output" })).toMatch(/^parent got 343$/m);
+    } finally {
+      await debug({ operation: "terminate" });
+      await debug({ operation: "breakpoints", file: "cube.js", lines: [] });
     }
   });
 });

@@ -3,7 +3,7 @@
 // how to install it. The npm components (pyright, TypeScript 7, Deno, ...) are runbound's own dependencies and are
 // not here. Dependency-free, like everything `setup` runs.
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { accessSync, constants, existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { GRAMMAR_PACKAGES } from "../../grammars/packages.mjs";
 import { homeLayout } from "./home.mjs";
@@ -23,6 +23,12 @@ export const PYTHON_PACKAGES = {
 const PYTHON_BUILD_TOOLS = ["setuptools", "wheel"];
 
 export const LLDB_ADAPTERS = ["lldb-dap", "lldb-vscode"];
+
+/** Whether the default toolchain has the standard library's source (rustup's rust-src), which rust-analyzer reads. */
+function hasRustSource() {
+  const sysroot = output("rustc", ["--print", "sysroot"])?.trim();
+  return !!sysroot && existsSync(path.join(sysroot, "lib", "rustlib", "src", "rust", "library"));
+}
 
 /**
  * Language servers published on npm, installed into runbound's home on request rather than with runbound (they
@@ -432,18 +438,22 @@ export const COMPONENTS = [
   },
   {
     id: "rust-analyzer",
-    what: "rust-analyzer (a component of the machine's Rust toolchain)",
+    what: "rust-analyzer and the standard library's source (components of the machine's Rust toolchain)",
     serves: "lsp for Rust",
-    check: versionOf("rust-analyzer"),
+    // rust-analyzer reads std from rust-src: on a fresh machine without it, its first answers were empty, until
+    // something else had installed it.
+    check: () => (hasRustSource() ? versionOf("rust-analyzer")() : undefined),
     install({ log }) {
       if (!output("rustup", ["--version"]))
         return "no rustup on PATH: install Rust with rustup, then run again";
-      log("rustup component add rust-analyzer");
-      const r = spawnSync("rustup", ["component", "add", "rust-analyzer"], {
+      log("rustup component add rust-analyzer rust-src");
+      const r = spawnSync("rustup", ["component", "add", "rust-analyzer", "rust-src"], {
         stdio: ["ignore", "inherit", "inherit"],
         env: absoluteEnv(),
       });
-      return r.status === 0 ? undefined : `rustup component add rust-analyzer failed (exit ${r.status})`;
+      return r.status === 0
+        ? undefined
+        : `rustup component add rust-analyzer rust-src failed (exit ${r.status})`;
     },
   },
   {

@@ -19,33 +19,14 @@ import {
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import type CDP from "chrome-remote-interface";
 import type { Protocol } from "devtools-protocol";
+import type { NodeAttachArguments, NodeLaunchArguments } from "./arguments.js";
 import { NodeBreakpoints } from "./breakpoints.js";
+import { type Children, followChildren } from "./children.js";
 import { NodeInspection } from "./inspection.js";
 import { joinInspector, startInspected } from "./inspector.js";
 import { MAIN_THREAD, NODE_INTERNALS, Target } from "./targets.js";
 import { valueText } from "./values.js";
 import { followWorkers } from "./workers.js";
-
-/** What runbound's catalog sends to launch a program. */
-export interface NodeLaunchArguments extends DebugProtocol.LaunchRequestArguments {
-  readonly program: string;
-  readonly args?: readonly string[];
-  readonly cwd?: string;
-  readonly env?: Record<string, string>;
-  /** Node's own arguments before the program: `--import <tsx's loader>` for TypeScript. */
-  readonly nodeArgs?: readonly string[];
-  readonly stopOnEntry?: boolean;
-  /** Why the program cannot be launched (TypeScript on a Node without type stripping and no tsx). */
-  readonly refused?: string;
-}
-
-/** What runbound's catalog sends to join a program whose inspector is open (`node --inspect`, or SIGUSR1). */
-export interface NodeAttachArguments extends DebugProtocol.AttachRequestArguments {
-  readonly host: string;
-  readonly port: number;
-  /** runbound opened the inspector (SIGUSR1 to a pid): it is closed again on leaving, so nothing else joins it. */
-  readonly closeInspector?: boolean;
-}
 
 const INSPECTOR_MS = 30_000;
 /** How many frames of Node's own a step leaves before it stops there anyway (a stack of internals only). */
@@ -62,25 +43,9 @@ class NodeDebugSession extends NodeInspection {
   #mainContext: number | undefined;
   /** Joined with attach: the program is not runbound's to end, and it leaves when runbound leaves. */
   #attached: NodeAttachArguments | undefined;
-
-  protected override initializeRequest(response: DebugProtocol.InitializeResponse): void {
-    response.body = {
-      supportsConfigurationDoneRequest: true,
-      supportsConditionalBreakpoints: true,
-      supportsHitConditionalBreakpoints: true,
-      supportsLogPoints: true,
-      supportsEvaluateForHovers: true,
-      supportsSetVariable: true,
-      supportsExceptionInfoRequest: true,
-      supportsTerminateRequest: true,
-      // As VS Code's own JavaScript debugger offers them, neither on by default.
-      exceptionBreakpointFilters: [
-        { filter: "all", label: "Caught Exceptions", default: false },
-        { filter: "uncaught", label: "Uncaught Exceptions", default: false },
-      ],
-    };
-    this.sendResponse(response);
-  }
+  /** Where a launched program's Node child processes report (children.ts). */
+  #children: Children | undefined;
+  #nextThread = MAIN_THREAD + 1;
 
   protected override async launchRequest(
     response: DebugProtocol.LaunchResponse,
@@ -89,6 +54,7 @@ class NodeDebugSession extends NodeInspection {
     try {
       if (args.refused) throw new Error(args.refused);
       this.#stopOnEntry = args.stopOnEntry === true;
+      this.#children = followChildren(this.#threads());
       const { child, cdp } = await startInspected({
         node: process.execPath,
         nodeArgs: args.nodeArgs ?? [],
@@ -149,10 +115,7 @@ class NodeDebugSession extends NodeInspection {
       // connection from this side is not reported as its loss).
       if (this.#attached && !this.ended) this.#left();
     });
-    await followWorkers(cdp, {
-      started: (target) => this.#workerStarted(target),
-      ended: (target) => this.#workerEnded(target),
-    });
+    await followWorkers(cdp, this.#threads());
     await this.#listen(main);
   }
 
@@ -183,6 +146,7 @@ class NodeDebugSession extends NodeInspection {
         const text = event.args.map((a) => (a.type === "string" ? String(a.value) : valueText(a))).join(" ");
         this.say(`${text}\n`, event.type === "error" || event.type === "warning" ? "stderr" : "stdout");
       });
+    if (target.thread !== MAIN_THREAD) this.#endsWithItsContext(target);
     await cdp.Runtime.enable();
     await cdp.Debugger.enable({});
     await cdp.Debugger.setBlackboxPatterns({ patterns: NODE_INTERNALS });
@@ -194,6 +158,35 @@ class NodeDebugSession extends NodeInspection {
     await cdp.Runtime.runIfWaitingForDebugger();
   }
 
+  /** A child process waits at its exit for its debugger to leave: its thread ends with its main context. */
+  #endsWithItsContext(target: Target): void {
+    let context: number | undefined;
+    target.cdp.on(
+      "Runtime.executionContextCreated",
+      (event: Protocol.Runtime.ExecutionContextCreatedEvent) => {
+        if ((event.context.auxData as { isDefault?: boolean } | undefined)?.isDefault)
+          context ??= event.context.id;
+      },
+    );
+    target.cdp.on(
+      "Runtime.executionContextDestroyed",
+      (event: Protocol.Runtime.ExecutionContextDestroyedEvent) => {
+        if (event.executionContextId !== context) return;
+        target.cdp.close().catch(() => undefined);
+        this.#workerEnded(target);
+      },
+    );
+  }
+
+  /** How a worker or a child process becomes a thread of the session, and stops being one. */
+  #threads() {
+    return {
+      started: (target: Target) => this.#workerStarted(target),
+      ended: (target: Target) => this.#workerEnded(target),
+      nextThread: () => this.#nextThread++,
+    };
+  }
+
   async #workerStarted(target: Target): Promise<void> {
     this.targets.set(target.thread, target);
     await this.#listen(target);
@@ -201,6 +194,7 @@ class NodeDebugSession extends NodeInspection {
   }
 
   #workerEnded(target: Target): void {
+    if (target.ended || !this.targets.has(target.thread)) return;
     target.ended = true;
     target.paused = undefined;
     this.targets.delete(target.thread);
@@ -224,6 +218,9 @@ class NodeDebugSession extends NodeInspection {
       if (!this.#entryPaused) {
         this.#entryPaused = true;
         this.#entry = event;
+        // Set now, not at the spawn: a preload in NODE_OPTIONS would change how the program itself starts.
+        if (this.#children)
+          await cdp.Runtime.evaluate({ expression: this.#children.arming }).catch(() => undefined);
         this.#atEntry?.();
         if (this.#configured) await this.#leaveEntry();
         return;
@@ -391,6 +388,7 @@ class NodeDebugSession extends NodeInspection {
   }
 
   #end(): void {
+    this.#children?.close();
     this.ended = true;
     for (const target of this.targets.values()) target.paused = undefined;
   }

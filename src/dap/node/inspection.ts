@@ -19,6 +19,25 @@ export abstract class NodeInspection extends DebugSession {
   /** Every file's breakpoints as last asked, for a worker that starts later. */
   protected readonly requested = new Map<string, DebugProtocol.SourceBreakpoint[]>();
 
+  /** What this adapter does, as DAP asks; exception filters as VS Code's JavaScript debugger offers them. */
+  protected override initializeRequest(response: DebugProtocol.InitializeResponse): void {
+    response.body = {
+      supportsConfigurationDoneRequest: true,
+      supportsConditionalBreakpoints: true,
+      supportsHitConditionalBreakpoints: true,
+      supportsLogPoints: true,
+      supportsEvaluateForHovers: true,
+      supportsSetVariable: true,
+      supportsExceptionInfoRequest: true,
+      supportsTerminateRequest: true,
+      // As VS Code's own JavaScript debugger offers them, neither on by default.
+      exceptionBreakpointFilters: [
+        { filter: "all", label: "Caught Exceptions", default: false },
+        { filter: "uncaught", label: "Uncaught Exceptions", default: false },
+      ],
+    };
+    this.sendResponse(response);
+  }
   protected override async setBreakPointsRequest(
     response: DebugProtocol.SetBreakpointsResponse,
     args: DebugProtocol.SetBreakpointsArguments,

@@ -4,7 +4,7 @@
  * up as a thread (its breakpoints, filters, the same skipping of Node's own frames) and lets it go.
  */
 import type CDP from "chrome-remote-interface";
-import { MAIN_THREAD, rawSend, Target, type WorkerClient, workerClient } from "./targets.js";
+import { rawSend, Target, type WorkerClient, workerClient } from "./targets.js";
 
 interface WorkerInfo {
   readonly workerId: string;
@@ -16,14 +16,14 @@ export interface WorkerEvents {
   /** A worker, paused before its first line until this resolves (or fails: then it is let go as it is). */
   started(target: Target): Promise<void>;
   ended(target: Target): void;
+  nextThread(): number;
 }
 
 export async function followWorkers(main: CDP.Client, on: WorkerEvents): Promise<void> {
   const workers = new Map<string, { tunnel: WorkerClient; target: Target }>();
-  let next = MAIN_THREAD + 1;
   main.on("NodeWorker.attachedToWorker" as never, (event: { sessionId: string; workerInfo: WorkerInfo }) => {
     const tunnel = workerClient(main, event.sessionId);
-    const target = new Target(next++, workerName(event.workerInfo), tunnel.client);
+    const target = new Target(on.nextThread(), workerName(event.workerInfo), tunnel.client);
     workers.set(event.sessionId, { tunnel, target });
     on.started(target).catch(() => tunnel.client.Runtime.runIfWaitingForDebugger().catch(() => undefined));
   });
