@@ -146,6 +146,27 @@ describe("a header written without its body", () => {
     expect(matchesOf(go).map((m) => m.line)).toEqual([3]);
   });
 
+  it("a header keyword alone (Rust's `pub`, Java's `static`) is the token it is, as the CLI matches it: no body added", async () => {
+    const files = {
+      "a.rs": "pub struct Item {\n    pub name: String,\n}\n\nfn hidden() {}\n",
+      "A.java": "public class A {\n  public static int x = 1;\n  static void f() {}\n}\n",
+    };
+    const { grep, workdir } = await astClient(files);
+    for (const [pattern, language] of [
+      ["pub", "rust"],
+      ["static", "java"],
+    ] as const) {
+      const result = await grep({ pattern, language });
+      expect(textOf(result), `${language} ${pattern}`).not.toContain("read as");
+      const cli = astGrepCli(workdir, ["run", "-p", pattern, "-l", language, "."]);
+      expect(
+        matchesOf(result).map((m) => m.line),
+        `${language} ${pattern}`,
+      ).toEqual(cli.map((m) => m.range.start.line + 1));
+      expect(cli.length, `${language} ${pattern}`).toBeGreaterThan(1);
+    }
+  });
+
   it("ast_edit carries the body over unchanged, its lines and indentation kept", async () => {
     const files = {
       "a.py":

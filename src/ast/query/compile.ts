@@ -130,7 +130,9 @@ function soleChild(node: SgNode): SgNode | undefined {
 
 /** Whether a pattern may be a compound statement's header written without its body. */
 function headerLike(grammar: Grammar, trimmed: string): boolean {
-  return grammar.body !== undefined && HEADER_WORDS.has(/^[A-Za-z_]+/.exec(trimmed)?.[0] ?? "");
+  const word = /^[A-Za-z_]+/.exec(trimmed)?.[0] ?? "";
+  // The keyword alone (`pub`, `async`) is no header: the CLI matches it as the token it is.
+  return grammar.body !== undefined && word !== trimmed && HEADER_WORDS.has(word);
 }
 
 /** Where a metavariable cannot stand in a language's grammar, and what to write instead. */
