@@ -6,7 +6,13 @@ import path from "node:path";
 import { fileNamesNear, rootsIn } from "../files/roots.js";
 import { setupCommand } from "../setup/components.mjs";
 import { npmBin } from "../setup/npm.js";
-import { NPM_SERVER_INSTALL, npmServers, vue } from "./npm-servers.js";
+import {
+  NPM_SERVER_INSTALL,
+  npmServers,
+  TS_ROOT_MARKERS,
+  typescriptLanguageServer,
+  vue,
+} from "./npm-servers.js";
 import type { CatalogOptions, PythonServer, ServerSpec } from "./spec.js";
 import { rustWithoutProjectPrograms } from "./trust/rust-toolchain.js";
 
@@ -40,14 +46,8 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
           id: "typescript-language-server",
           name: "typescript-language-server (TypeScript 6)",
           languages: TS_LANGUAGES,
-          rootMarkers: ["tsconfig.json", "jsconfig.json", "package.json"],
-          candidates: [
-            {
-              name: "typescript-language-server",
-              args: ["--stdio"],
-              embedded: options.embedded.typescriptLanguageServer,
-            },
-          ],
+          rootMarkers: TS_ROOT_MARKERS,
+          candidates: [typescriptLanguageServer(options)],
           // Read as the server starts: TypeScript 6 may have been installed since the catalog was made (on demand).
           get initializationOptions() {
             return { tsserver: { path: options.embedded.tsserverPath() } };
@@ -62,7 +62,7 @@ export function catalog(options: CatalogOptions): ServerSpec[] {
           id: "tsgo",
           name: "TypeScript 7 (tsc --lsp)",
           languages: TS_LANGUAGES,
-          rootMarkers: ["tsconfig.json", "jsconfig.json", "package.json"],
+          rootMarkers: TS_ROOT_MARKERS,
           candidates: [{ name: "tsgo", args: ["--lsp", "--stdio"], embedded: options.embedded.tsgo }],
           install: REINSTALL("TypeScript 7 (typescript@7)"),
         };

@@ -134,19 +134,19 @@ export function vue(options: CatalogOptions): ServerSpec {
     id: "vue",
     name: "Vue (typescript-language-server with Vue's TypeScript plugin)",
     languages: { ".vue": "vue" },
-    rootMarkers: ["tsconfig.json", "jsconfig.json", "package.json"],
-    candidates: [
-      {
-        name: "typescript-language-server",
-        args: ["--stdio"],
-        embedded: options.embedded.typescriptLanguageServer,
-      },
-    ],
+    rootMarkers: TS_ROOT_MARKERS,
+    candidates: [typescriptLanguageServer(options)],
     // Read as the server starts: the plugin may have been installed since the catalog was made (on demand).
     get initializationOptions() {
-      return vueOptions(options, "@vue/typescript-plugin", options.embedded.vuePlugin());
+      return withVuePlugin(options, "@vue/typescript-plugin", options.embedded.vuePlugin());
     },
-    untrusted: VUE_UNTRUSTED(options),
+    untrusted: {
+      get initializationOptions() {
+        return withVuePlugin(options, VUE_WRAPPER, options.embedded.vueWrapperLocation());
+      },
+      runs: "the plugins its tsconfig names in vueCompilerOptions.plugins",
+      note: "Vue's TypeScript plugin loads no plugin the project's tsconfig names in vueCompilerOptions.plugins (each is the project's code)",
+    },
     warmupMs: 3000,
     diagnosticsFromTsserver: true,
     onlyWithItsFiles: true,
@@ -155,18 +155,22 @@ export function vue(options: CatalogOptions): ServerSpec {
   };
 }
 
+/** Where a TypeScript project's tsserver roots itself. */
+export const TS_ROOT_MARKERS = ["tsconfig.json", "jsconfig.json", "package.json"];
+
+/** typescript-language-server: the project's, else runbound's home's (the `typescript6` component). */
+export function typescriptLanguageServer(options: CatalogOptions) {
+  return {
+    name: "typescript-language-server",
+    args: ["--stdio"],
+    embedded: options.embedded.typescriptLanguageServer,
+  };
+}
+
 /** typescript-language-server's options: TypeScript 6's tsserver, with Vue's plugin (or runbound's wrapper) when installed. */
-function vueOptions(options: CatalogOptions, name: string, location: string | undefined) {
+function withVuePlugin(options: CatalogOptions, name: string, location: string | undefined) {
   return {
     tsserver: { path: options.embedded.tsserverPath() },
     plugins: location ? [{ name, location, languages: ["vue"] }] : [],
   };
 }
-
-const VUE_UNTRUSTED = (options: CatalogOptions) => ({
-  get initializationOptions() {
-    return vueOptions(options, VUE_WRAPPER, options.embedded.vueWrapperLocation());
-  },
-  runs: "the plugins its tsconfig names in vueCompilerOptions.plugins",
-  note: "Vue's TypeScript plugin loads no plugin the project's tsconfig names in vueCompilerOptions.plugins (each is the project's code)",
-});

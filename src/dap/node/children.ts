@@ -6,7 +6,7 @@
  * not Node is not debugged; Node processes it starts are. A program that gives a child an environment of its own
  * (not process.env) takes it out of the session.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,6 +28,8 @@ export interface Children {
 
 const HOOK = fileURLToPath(new URL("./child-hook.cjs", import.meta.url));
 const LOOK_MS = 50;
+/** A child's note is its pid, address and command line: a few hundred bytes. */
+const MAX_NOTE = 64 * 1024;
 
 export function followChildren(on: ChildEvents): Children {
   const folder = mkdtempSync(path.join(tmpdir(), "runbound-node-children-"));
@@ -66,6 +68,8 @@ export function followChildren(on: ChildEvents): Children {
 async function join(file: string, on: ChildEvents): Promise<void> {
   let child: { pid?: number; url?: string; argv?: string[] };
   try {
+    // The program can write in this folder too: what is not a child's short note is passed over.
+    if (statSync(file).size > MAX_NOTE) return;
     child = JSON.parse(readFileSync(file, "utf8")) as typeof child;
   } catch {
     return;

@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import CDP from "chrome-remote-interface";
+import { inspectorJson } from "./open-inspector.js";
 
 /** What Node itself writes to stderr about its inspector: not the program's output. */
 const INSPECTOR_LINES =
@@ -92,13 +93,10 @@ export async function startInspected(options: InspectorOptions): Promise<Inspect
  */
 export async function joinInspector(host: string, port: number, timeoutMs: number): Promise<CDP.Client> {
   const address = `${host}:${port}`;
-  let targets: { type?: string; id?: string; webSocketDebuggerUrl?: string }[];
-  try {
-    const answer = await fetch(`http://${address}/json/list`, { signal: AbortSignal.timeout(timeoutMs) });
-    targets = (await answer.json()) as typeof targets;
-  } catch (error) {
-    throw new Error(`no Node inspector answered at ${address} (${(error as Error).message})`);
-  }
+  const targets = (await inspectorJson(host, port, "/json/list", timeoutMs)) as
+    | { type?: string; webSocketDebuggerUrl?: string }[]
+    | undefined;
+  if (targets === undefined) throw new Error(`no Node inspector answered at ${address}`);
   const target = Array.isArray(targets)
     ? targets.find((t) => t.type === "node" && t.webSocketDebuggerUrl)
     : undefined;

@@ -9,36 +9,47 @@ import { setTimeout as sleep } from "node:timers/promises";
 
 const ASK_MS = 2000;
 
+/** The most an inspector's HTTP answer may be: a listing of one program's targets is well under 1 KB. */
+const MAX_ANSWER = 64 * 1024;
+
 /**
- * Whether an inspector answers at host:port (its /json/version names node.js). Asked on a connection of its own,
- * destroyed when the answer or the deadline comes: a server that never answers is not left holding it.
+ * An inspector's HTTP answer (`/json/version`, `/json/list`) as JSON, or undefined when none came in time, it was
+ * over MAX_ANSWER, or it was not JSON. Asked on a connection of its own, destroyed when the answer or the deadline
+ * comes: a server that never answers is not left holding it (a web server, or a hostile program's port).
  */
-export function isNodeInspector(host: string, port: number): Promise<boolean> {
+export function inspectorJson(
+  host: string,
+  port: number,
+  path: string,
+  timeoutMs = ASK_MS,
+): Promise<unknown> {
   return new Promise((resolve) => {
-    const request = http.get(
-      { host, port, path: "/json/version", agent: false, timeout: ASK_MS },
-      (answer) => {
-        let body = "";
-        answer.setEncoding("utf8");
-        answer.on("data", (chunk: string) => {
-          body += chunk;
-          if (body.length > 64 * 1024) request.destroy();
-        });
-        answer.on("end", () => {
-          try {
-            const { Browser } = JSON.parse(body) as { Browser?: unknown };
-            resolve(typeof Browser === "string" && Browser.startsWith("node.js"));
-          } catch {
-            resolve(false);
-          }
-        });
-        answer.on("error", () => resolve(false));
-      },
-    );
+    const request = http.get({ host, port, path, agent: false, timeout: timeoutMs }, (answer) => {
+      let body = "";
+      answer.setEncoding("utf8");
+      answer.on("data", (chunk: string) => {
+        body += chunk;
+        if (body.length > MAX_ANSWER) request.destroy();
+      });
+      answer.on("end", () => {
+        try {
+          resolve(JSON.parse(body) as unknown);
+        } catch {
+          resolve(undefined);
+        }
+      });
+      answer.on("error", () => resolve(undefined));
+    });
     request.on("timeout", () => request.destroy());
-    request.on("error", () => resolve(false));
-    request.on("close", () => resolve(false));
+    request.on("error", () => resolve(undefined));
+    request.on("close", () => resolve(undefined));
   });
+}
+
+/** Whether an inspector answers at host:port (its /json/version names node.js). */
+export async function isNodeInspector(host: string, port: number): Promise<boolean> {
+  const version = (await inspectorJson(host, port, "/json/version")) as { Browser?: unknown } | undefined;
+  return typeof version?.Browser === "string" && version.Browser.startsWith("node.js");
 }
 
 /**
